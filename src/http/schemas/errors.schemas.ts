@@ -1,0 +1,41 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+
+/** The contract's error bodies (DECISIONS.md §2), declared once and spread into every route schema. */
+
+export const ErrorBody = Type.Object({
+  detail: Type.String({ description: 'Human-readable message' }),
+  error_code: Type.String({ description: 'Machine code, e.g. TOKEN_EXPIRED' }),
+  status_code: Type.Integer({ description: 'The HTTP status, repeated' }),
+  status: Type.Literal('error'),
+  timestamp: Type.String({ description: 'ISO 8601 UTC to the second, e.g. 2026-11-21T12:00:00Z' }),
+  request_id: Type.String({ description: 'Equals the X-Request-Id response header' }),
+}, { $id: 'ErrorBody', additionalProperties: true })
+
+export const ValidationIssueSchema = Type.Object({
+  loc: Type.Array(Type.String(), { description: 'Where: ["query", "since"], ["body", "api_client_key"], ["body"]' }),
+  msg: Type.String(),
+  type: Type.String({ description: 'Machine-readable kind, e.g. missing, int_parsing, less_than_equal' }),
+  ctx: Type.Record(Type.String(), Type.Unknown(), { description: 'Extra facts, e.g. {"limit_value": 100}; {} when none' }),
+})
+
+export const ValidationErrorBody = Type.Object({
+  detail: Type.Array(ValidationIssueSchema, { description: 'One item per offending parameter' }),
+  error_code: Type.Literal('VALIDATION_ERROR'),
+  status_code: Type.Literal(422),
+  status: Type.Literal('error'),
+  timestamp: Type.String(),
+  request_id: Type.String(),
+}, { $id: 'ValidationErrorBody' })
+
+export const BareDetailBody = Type.Object({
+  detail: Type.String(),
+}, { $id: 'BareDetailBody' })
+
+/** Response entries for the statuses every protected route can return. */
+export const protectedErrorResponses: Record<number, TSchema> = {
+  401: ErrorBody,
+  403: ErrorBody,
+  422: ValidationErrorBody,
+  429: ErrorBody,
+  500: ErrorBody,
+}

@@ -1,0 +1,126 @@
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { PlatformCode } from '../domain/platforms.js'
+
+/**
+ * Table shapes as Kysely sees them. Column names are the API's field names (snake_case) so a field
+ * keeps one name from table to wire. Dates are `YYYY-MM-DD` strings, timestamps ISO-8601 UTC
+ * strings, money integer micro-units (see docs/storage.md).
+ */
+
+export interface BrandsTable {
+  brand_id: number
+  brand_name: string
+  updated_at: string
+}
+
+export interface AccountsTable {
+  platform: PlatformCode
+  account_id: number
+  brand_id: number
+  account_name: string
+  network_id: string | null
+  storage_avatar: string | null
+  permalink: string | null
+  updated_at: string
+}
+
+/** One account-day. Every metric is nullable: null means "not reported". */
+export interface DailyMetricsTable {
+  platform: PlatformCode
+  account_id: number
+  date: string
+  views: number | null
+  /** Revenue in micro-units (1e-6 of the currency unit): exact sums, no float drift. */
+  revenue_micros: number | null
+  followers: number | null
+  new_followers: number | null
+  posts_count: number | null
+  interactions: number | null
+  video_views_3s: number | null
+  video_views_2s: number | null
+  views_video: number | null
+  reach: number | null
+  impressions: number | null
+  ad_reach: number | null
+  likes: number | null
+  shares: number | null
+  comments: number | null
+  views_organic: number | null
+  views_paid: number | null
+  link_clicks: number | null
+}
+
+export interface PostsTable {
+  platform: PlatformCode
+  /** The platform's own post id: unique per platform. */
+  id: string
+  account_id: number
+  /** ISO-8601 UTC, `2026-11-21T10:30:00Z`. */
+  created_time: string
+  type: string | null
+  post_type: string
+  title: string | null
+  description: string | null
+  permalink: string | null
+  thumbnail_url: string | null
+  subjects: string | null
+  category: string | null
+  views: number | null
+  likes: number | null
+  comments: number | null
+  shares: number | null
+  interactions: number | null
+  reach: number | null
+  impressions: number | null
+  revenue_micros: number | null
+  /** When this row was last written; lets a reader tell imports apart. */
+  updated_at: string
+}
+
+export interface UsersTable {
+  /** Opaque id, `usr_…`; the `user_id` login returns. */
+  user_id: string
+  name: string
+  created_at: string
+  /** Set when disabled; null while active. */
+  disabled_at: string | null
+}
+
+export interface CredentialsTable {
+  /** `pak_` + 24 base62 characters; unique. */
+  client_key: string
+  user_id: string
+  /** SHA-256 of the secret (hex); the secret itself is shown once and never stored. */
+  secret_digest: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface UserBrandsTable {
+  user_id: string
+  brand_id: number
+  created_at: string
+}
+
+export interface Database {
+  brands: BrandsTable
+  accounts: AccountsTable
+  daily_metrics: DailyMetricsTable
+  posts: PostsTable
+  users: UsersTable
+  credentials: CredentialsTable
+  user_brands: UserBrandsTable
+}
+
+export type BrandRow = Selectable<BrandsTable>
+export type NewBrandRow = Insertable<BrandsTable>
+export type AccountRow = Selectable<AccountsTable>
+export type NewAccountRow = Insertable<AccountsTable>
+export type DailyMetricsRow = Selectable<DailyMetricsTable>
+export type NewDailyMetricsRow = Insertable<DailyMetricsTable>
+export type PostRow = Selectable<PostsTable>
+export type NewPostRow = Insertable<PostsTable>
+export type UserRow = Selectable<UsersTable>
+export type UserUpdate = Updateable<UsersTable>
+export type CredentialRow = Selectable<CredentialsTable>
+export type UserBrandRow = Selectable<UserBrandsTable>

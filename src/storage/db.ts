@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import pg from 'pg'
+import type { DatabaseConfig } from '../config/schema.js'
+import type { Database } from './database.js'
+
+/**
+ * Opens the store named by the configuration: better-sqlite3 for `sqlite:` URLs, a pg pool for
+ * `postgres://`. The same Kysely<Database> serves both; the raw handles are exposed for the few
+ * bulk paths (import) that use each driver's fastest interface.
+ */
+
+export type Dialect = 'sqlite' | 'postgres'
+
+interface StoreBase {
+  db: Kysely<Database>
+  /** Closes every connection; safe to call twice. */
+  destroy: () => Promise<void>
+  /** Cheap liveness probe used by /health. Rejects when the store does not answer. */
+  ping: () => Promise<void>
+}
+
+export interface SqliteStore extends StoreBase {
+  dialect: 'sqlite'
+  sqlite: SqliteDatabase.Database
+}
+
+export interface PostgresStore extends StoreBase {
+  dialect: 'postgres'
+  pool: pg.Pool
+}
+
+export type Store = SqliteStore | PostgresStore
+
+const PG_INT8 = 20
+const PG_NUMERIC = 1700
+const PG_DATE = 1082
+const PG_TIMESTAMPTZ = 1184
+
+/**
+ * Per-pool type parsers: bigint and numeric sums come back as JS numbers (our counts and micro-unit
+ * sums stay far below 2^53), dates as `YYYY-MM-DD` strings, timestamps as ISO-8601 UTC strings —
+ * the same values better-sqlite3 returns for the same columns.
+ */
+function pgTypes (): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: string) => {
+      if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value)
+      if (oid === PG_DATE) return (value: string) => value
+      if (oid === PG_TIMESTAMPTZ) return (value: string) => new Date(value).toISOString()
+      return pg.types.getTypeParser(oid, format as 'text')
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  }
+}
+
+export function createStore (config: DatabaseConfig): Store {
+  if (config.kind === 'sqlite') {
+    if (config.file !== ':memory:') mkdirSync(dirname(config.file), { recursive: true })
+    const sqlite = new SqliteDatabase(config.file)
+    // WAL lets readers (the server) work while a writer (an import) holds its transaction.
+    sqlite.pragma('journal_mode = WAL')
+    sqlite.pragma('synchronous = NORMAL')
+    sqlite.pragma('foreign_keys = ON')
+    sqlite.pragma('busy_timeout = 5000')
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+    let destroyed = false
+    return {
+      dialect: 'sqlite',
+      db,
+      sqlite,
+      ping: async () => { sqlite.prepare('select 1').get() },
+      destroy: async () => {
+        if (destroyed) return
+        destroyed = true
+        await db.destroy()
+      },
+    }
+  }
+
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    types: pgTypes(),
+    max: 10,
+    // A store that does not answer must fail /health quickly rather than hang it.
+    connectionTimeoutMillis: 3000,
+    ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` }),
+  })
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  let destroyed = false
+  return {
+    dialect: 'postgres',
+    db,
+    pool,
+    ping: async () => { await sql`select 1`.execute(db) },
+    destroy: async () => {
+      if (destroyed) return
+      destroyed = true
+      await db.destroy()
+    },
+  }
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { createStore, type Dialect, type Store } from '../../src/storage/db.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+
+/** Every storage test runs once per dialect (STYLE.md §11). */
+export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres']
+
+/** The PostgreSQL server tests use; each test store gets its own schema in it. */
+export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+export interface TestStore {
+  store: Store
+  /** A DATABASE_URL naming this same store, for CLI and server tests. */
+  databaseUrl: string
+  /** The schema name (PostgreSQL) so a child process can be pointed at it. */
+  schema?: string
+  /** Closes connections and deletes the database or schema. */
+  cleanup: () => Promise<void>
+}
+
+/**
+ * A fresh, migrated store that no other test run can see: an SQLite file of its own, or a
+ * PostgreSQL schema with a random name, dropped afterwards.
+ */
+export async function createTestStore (dialect: Dialect): Promise<TestStore> {
+  const suffix = randomBytes(6).toString('hex')
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'pa-test-'))
+    const file = join(dir, 'test.sqlite')
+    const store = createStore({ kind: 'sqlite', file })
+    await migrateToLatest(store)
+    return {
+      store,
+      databaseUrl: `sqlite:${file}`,
+      cleanup: async () => {
+        await store.destroy()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+
+  const schema = `t_${suffix}`
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+  await admin.connect()
+  await admin.query(`create schema ${schema}`)
+  await admin.end()
+  const store = createStore({ kind: 'postgres', url: TEST_POSTGRES_URL, schema })
+  await migrateToLatest(store)
+  const url = new URL(TEST_POSTGRES_URL)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    store,
+    databaseUrl: url.toString(),
+    schema,
+    cleanup: async () => {
+      await store.destroy()
+      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+      await dropper.connect()
+      await dropper.query(`drop schema if exists ${schema} cascade`)
+      await dropper.end()
+    },
+  }
+}
