@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from '../config/schema.js'
 import { createStore, type Store } from '../storage/db.js'
@@ -36,14 +36,13 @@ export async function buildApp (config: AppConfig, options: AppOptions = {}): Pr
       redact: ['req.headers.authorization', 'req.body.api_secret_key', 'headers.authorization'],
     },
     genReqId: requestIdFor,
-    requestIdLogLabel: 'request_id',
-    querystringParser: parseQueryString,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 64 * 1024,
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     // Longer than common load balancers' idle timeout, so they close first (no reset races).
     keepAliveTimeout: 72_000,
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200, querystringParser: parseQueryString },
     ajv: {
       customOptions: { allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: false },
     },
