@@ -49,7 +49,7 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    void close()
+    close().catch((error: unknown) => app.log.error({ err: error }, 'shutdown failed'))
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)

@@ -29,10 +29,18 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     const config = loadConfig({
-      DATABASE_URL: 'postgres://u@h:5432/db', HOST: '0.0.0.0', PORT: '9000', JWT_SECRET: 'x'.repeat(32),
-      TOKEN_TTL_SECONDS: '60', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_PER_MINUTE: '0',
-      RATE_LIMIT_PER_HOUR: '5', LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_IP: '7',
-      LOGIN_LOCKOUT_SECONDS: '30', LOG_LEVEL: 'debug',
+      DATABASE_URL: 'postgres://u@h:5432/db',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      JWT_SECRET: 'x'.repeat(32),
+      TOKEN_TTL_SECONDS: '60',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_HOUR: '5',
+      LOGIN_MAX_FAILURES: '3',
+      LOGIN_MAX_FAILURES_PER_IP: '7',
+      LOGIN_LOCKOUT_SECONDS: '30',
+      LOG_LEVEL: 'debug',
     })
     assert.deepEqual(config.database, { kind: 'postgres', url: 'postgres://u@h:5432/db' })
     assert.equal(config.isDefaultDatabase, false)
