@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { dirname, join, resolve } from 'node:path'
-import { LOG_LEVELS, type Config, type DatabaseConfig } from './schema.js'
+import { JWT_ALGORITHMS, LOG_LEVELS, type Config, type DatabaseConfig, type JwtAlgorithm } from './schema.js'
 
 /**
  * The only module that reads `process.env`. Every variable of DECISIONS.md §9 is parsed here,
@@ -76,6 +76,19 @@ export function loadConfig (env: Env = process.env): Config {
     problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`)
   }
 
+  const jwtAlgorithm = read(env, 'JWT_ALGORITHM') ?? 'HS256'
+  if (!(JWT_ALGORITHMS as readonly string[]).includes(jwtAlgorithm)) {
+    problems.push(`JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')} (got "${jwtAlgorithm}")`)
+  }
+
+  const redisKeyPrefix = read(env, 'REDIS_KEY_PREFIX') ?? 'pa:'
+  if (!/^[\x21-\x7e]{1,64}$/.test(redisKeyPrefix)) {
+    problems.push(`REDIS_KEY_PREFIX must be 1 to 64 printable characters without spaces (got "${redisKeyPrefix}")`)
+  }
+
+  const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'))
+  if (typeof trustProxy === 'object') problems.push(trustProxy.problem)
+
   const logLevel = read(env, 'LOG_LEVEL') ?? 'info'
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`)
@@ -90,7 +103,10 @@ export function loadConfig (env: Env = process.env): Config {
     port: integer('PORT', 8000, 0, 65535),
     jwtSecret,
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 3600, 1),
+    jwtAlgorithm: jwtAlgorithm as JwtAlgorithm,
     redisUrl,
+    redisKeyPrefix,
+    trustProxy: typeof trustProxy === 'object' ? false : trustProxy,
     rateLimit: {
       perMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 0),
       perHour: integer('RATE_LIMIT_PER_HOUR', 20000, 0),
@@ -105,6 +121,21 @@ export function loadConfig (env: Env = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze(config)
+}
+
+/**
+ * TRUST_PROXY: unset/false/0 → false; true → trust every hop; a positive integer → that many
+ * hops; otherwise a comma-separated list of proxy addresses or CIDRs (Fastify's formats).
+ */
+export function parseTrustProxy (raw: string | undefined): boolean | number | string | { problem: string } {
+  if (raw === undefined) return false
+  const lower = raw.toLowerCase()
+  if (lower === 'false' || lower === '0') return false
+  if (lower === 'true') return true
+  if (/^\d+$/.test(raw)) return Number(raw)
+  const items = raw.split(',').map((item) => item.trim())
+  if (items.every((item) => /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(item))) return items.join(',')
+  return { problem: `TRUST_PROXY must be true, false, a hop count or a comma-separated list of IP addresses/CIDRs (got "${raw}")` }
 }
 
 /**

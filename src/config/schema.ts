@@ -22,6 +22,10 @@ export const PostgresDatabaseConfig = Type.Object({
 export const DatabaseConfig = Type.Union([SqliteDatabaseConfig, PostgresDatabaseConfig])
 export type DatabaseConfig = Static<typeof DatabaseConfig>
 
+/** HMAC algorithms a JWT_SECRET can sign with; one is chosen by JWT_ALGORITHM (default HS256). */
+export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number]
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 export const ConfigSchema = Type.Object({
@@ -38,7 +42,17 @@ export const ConfigSchema = Type.Object({
   jwtSecret: Type.Optional(Type.String({ minLength: 32 })),
   /** Token lifetime in seconds, reported as `expires_in`. */
   tokenTtlSeconds: Type.Integer({ minimum: 1 }),
+  /** `JWT_ALGORITHM`: the one HMAC algorithm tokens are signed and verified with. */
+  jwtAlgorithm: Type.Union(JWT_ALGORITHMS.map((algorithm) => Type.Literal(algorithm))),
   redisUrl: Type.Optional(Type.String()),
+  /** `REDIS_KEY_PREFIX`: put before every Redis key, so deployments (and test files) can share a server. */
+  redisKeyPrefix: Type.String(),
+  /**
+   * `TRUST_PROXY`: Fastify's trustProxy. false (default) uses the socket address as the client IP;
+   * true trusts every X-Forwarded-For hop; a number trusts that many hops; a string lists trusted
+   * proxy addresses/CIDRs. Per-IP limits (login) depend on it behind a load balancer.
+   */
+  trustProxy: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String()]),
   rateLimit: Type.Object({
     /** Requests per fixed minute window; 0 turns the window off. */
     perMinute: Type.Integer({ minimum: 0 }),

@@ -1,6 +1,9 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from '../config/schema.js'
+import { createTokenService, type TokenService } from '../auth/tokens.js'
+import type { CounterStore } from '../ratelimit/counter-store.js'
+import { createCounterStore } from '../ratelimit/stores.js'
 import { createStore, type Store } from '../storage/db.js'
 import { registerErrorHandling } from './error-handler.js'
 import { parseQueryString } from './query-string.js'
@@ -21,6 +24,9 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: AppConfig
     store: Store
+    /** Rate-limit and lockout state: in process, or Redis when REDIS_URL is set (owned by the app). */
+    counters: CounterStore
+    tokens: TokenService
   }
 }
 
@@ -42,6 +48,8 @@ export async function buildApp (config: AppConfig, options: AppOptions = {}): Pr
     requestTimeout: 30_000,
     // Longer than common load balancers' idle timeout, so they close first (no reset races).
     keepAliveTimeout: 72_000,
+    // Which address is the client's: per-IP login limits depend on it behind a load balancer.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200, querystringParser: parseQueryString },
     ajv: {
       customOptions: { allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: false },
@@ -52,6 +60,10 @@ export async function buildApp (config: AppConfig, options: AppOptions = {}): Pr
   app.decorate('config', config)
   app.decorate<Store>('store', store)
   if (options.store === undefined) app.addHook('onClose', async () => { await store.destroy() })
+  const counters = createCounterStore(config)
+  app.decorate<CounterStore>('counters', counters)
+  app.addHook('onClose', async () => { await counters.close() })
+  app.decorate<TokenService>('tokens', createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds }))
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -60,4 +72,9 @@ export async function buildApp (config: AppConfig, options: AppOptions = {}): Pr
   registerErrorHandling(app)
   await app.register(registerRoutes)
   return app
+}
+
+/** TRUST_PROXY=<n>: trust the n nearest hops (what Fastify does with a number, which its types omit). */
+function trustHops (hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops
 }

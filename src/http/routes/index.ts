@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify'
+import { loginRoute } from './auth/login.js'
+import { partnerRoutes } from './partner-routes.js'
 import { healthRoute } from './system/health.js'
 
 /**
  * Every route of the service, in one list. Public routes first; partner routes sit behind the
- * authentication hook (src/auth) once it exists.
+ * authentication hook and the per-user rate limit (partner-routes.ts).
  */
 export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(healthRoute)
+  await app.register(loginRoute)
+  await app.register(partnerRoutes)
 }
