@@ -1,0 +1,171 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type { FastifyInstance } from 'fastify'
+import { createSigner } from 'fast-jwt'
+import { buildTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
+import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
+import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
+import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
+import { rotateCredentials, setUserDisabled } from '../../src/users/users.service.js'
+
+/** The authentication hook on protected routes (DECISIONS.md §2, §3), exercised through GET /me. */
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
+const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"'
+
+function b64 (value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url')
+}
+
+for (const dialect of DIALECTS) {
+  describe(`authentication hook (${dialect})`, () => {
+    let test: TestStore
+    let app: FastifyInstance
+    let partner: TestPartner
+    let token: string
+
+    before(async () => {
+      test = await createTestStore(dialect)
+      await insertBrandsWithAccounts(test.store.db, brandRange(1, 2))
+      app = await buildTestApp(test.store)
+      partner = await createPartner(test.store, { brandIds: [1], name: 'Acme Partner' })
+      token = await loginToken(app, partner)
+    })
+    after(async () => {
+      await app.close()
+      await test.cleanup()
+    })
+
+    async function me (headers: Record<string, string>, url = '/me') {
+      return await app.inject({ method: 'GET', url, headers })
+    }
+
+    function assertRefused (response: Awaited<ReturnType<typeof me>>, status: number, code: string, detail: string, challenge?: string) {
+      assert.equal(response.statusCode, status, response.body)
+      const body = response.json()
+      assert.deepEqual(body, {
+        detail,
+        error_code: code,
+        status_code: status,
+        status: 'error',
+        timestamp: body.timestamp,
+        request_id: response.headers['x-request-id'],
+      })
+      assert.match(body.timestamp, TIMESTAMP)
+      assert.equal(response.headers['www-authenticate'], challenge)
+      // Refused before the rate limit: nothing was counted for anyone.
+      assert.equal(response.headers['x-ratelimit-limit-minutely'], undefined)
+    }
+
+    const sign = (options: Record<string, unknown>, payload: Record<string, unknown>) =>
+      createSigner({ key: TEST_JWT_SECRET, algorithm: 'HS256', ...options })(payload)
+
+    it('accepts a valid token, with the scheme in any case and extra spaces', async () => {
+      for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER   ${token}  `]) {
+        const response = await me({ authorization: header })
+        assert.equal(response.statusCode, 200, header)
+        assert.equal(response.json().name, 'Acme Partner')
+      }
+    })
+
+    it('answers INVALID_CREDENTIALS "Not authenticated" without a usable Bearer header', async () => {
+      for (const headers of [{}, { authorization: `Basic ${token}` }, { authorization: 'Bearer' }, { authorization: 'Bearer    ' }, { authorization: token }]) {
+        assertRefused(await me(headers), 401, 'INVALID_CREDENTIALS', 'Not authenticated', 'Bearer')
+      }
+    })
+
+    it('never takes a token from the URL', async () => {
+      assertRefused(await me({}, `/me?access_token=${token}`), 401, 'INVALID_CREDENTIALS', 'Not authenticated', 'Bearer')
+      assertRefused(await me({}, `/me?token=${token}`), 401, 'INVALID_CREDENTIALS', 'Not authenticated', 'Bearer')
+    })
+
+    it('answers TOKEN_INVALID for malformed, wrongly signed, alg none, other-algorithm and unknown-user tokens', async () => {
+      const [header, payload] = token.split('.') as [string, string, string]
+      const claims = { sub: partner.userId, cid: partner.clientKey }
+      const tokens = {
+        garbage: 'not-a-jwt',
+        twoParts: `${header}.${payload}`,
+        badSignature: `${header}.${payload}.${'A'.repeat(43)}`,
+        otherSecret: createSigner({ key: 'another-secret-another-secret-0123456789', algorithm: 'HS256', expiresIn: 60_000 })(claims),
+        algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`,
+        hs512: createSigner({ key: TEST_JWT_SECRET, algorithm: 'HS512', expiresIn: 60_000 })(claims),
+        unknownUser: sign({ expiresIn: 60_000 }, { sub: 'usr_000000000000000000000000', cid: partner.clientKey }),
+        otherUsersKey: sign({ expiresIn: 60_000 }, { sub: partner.userId, cid: 'pak_' + 'Z'.repeat(24) }),
+        noExp: sign({}, claims),
+        noSub: sign({ expiresIn: 60_000 }, { cid: partner.clientKey }),
+        numericSub: sign({ expiresIn: 60_000 }, { sub: 42, cid: partner.clientKey }),
+      }
+      for (const [name, bad] of Object.entries(tokens)) {
+        const response = await me(bearer(bad))
+        assert.equal(response.statusCode, 401, name)
+        assertRefused(response, 401, 'TOKEN_INVALID', 'Could not validate credentials', INVALID_TOKEN_CHALLENGE)
+      }
+    })
+
+    it('answers TOKEN_EXPIRED only for a good signature past exp', async () => {
+      const past = Math.floor(Date.now() / 1000) - 10
+      const claims = { sub: partner.userId, cid: partner.clientKey, iat: past - 3600, exp: past }
+      assertRefused(await me(bearer(sign({}, claims))), 401, 'TOKEN_EXPIRED', 'Token has expired', INVALID_TOKEN_CHALLENGE)
+      const forged = createSigner({ key: 'another-secret-another-secret-0123456789', algorithm: 'HS256' })(claims)
+      assertRefused(await me(bearer(forged)), 401, 'TOKEN_INVALID', 'Could not validate credentials', INVALID_TOKEN_CHALLENGE)
+    })
+
+    it('expires a real token after TOKEN_TTL_SECONDS', async () => {
+      const shortLived = await buildTestApp(test.store, { TOKEN_TTL_SECONDS: '1' })
+      try {
+        const short = await loginToken(shortLived, partner)
+        assert.equal((await shortLived.inject({ url: '/me', headers: bearer(short) })).statusCode, 200)
+        await new Promise((resolve) => setTimeout(resolve, 2100))
+        assertRefused(await shortLived.inject({ url: '/me', headers: bearer(short) }), 401, 'TOKEN_EXPIRED', 'Token has expired', INVALID_TOKEN_CHALLENGE)
+      } finally {
+        await shortLived.close()
+      }
+    })
+
+    it('stops an issued token at once when its user is disabled, and lets it work again when enabled', async () => {
+      const other = await createPartner(test.store, { brandIds: [2] })
+      const otherToken = await loginToken(app, other)
+      await setUserDisabled(test.store.db, other.userId, true)
+      assertRefused(await me(bearer(otherToken)), 403, 'USER_DISABLED', 'User account is disabled')
+      await setUserDisabled(test.store.db, other.userId, false)
+      assert.equal((await me(bearer(otherToken))).statusCode, 200)
+    })
+
+    it('stops tokens issued before a credential rotation at once; tokens of the new pair work', async () => {
+      const other = await createPartner(test.store, { brandIds: [2] })
+      const before = await loginToken(app, other)
+      const rotated = await rotateCredentials(test.store.db, other.userId)
+      assertRefused(await me(bearer(before)), 401, 'TOKEN_INVALID', 'Could not validate credentials', INVALID_TOKEN_CHALLENGE)
+      const after = await loginToken(app, { clientKey: rotated.api_client_key, secretKey: rotated.api_secret_key })
+      assert.equal((await me(bearer(after))).statusCode, 200)
+    })
+
+    it('signs with JWT_ALGORITHM and then refuses HS256 tokens', async () => {
+      const hs512App = await buildTestApp(test.store, { JWT_ALGORITHM: 'HS512' })
+      try {
+        const hs512Token = await loginToken(hs512App, partner)
+        assert.equal(JSON.parse(Buffer.from(hs512Token.split('.')[0] ?? '', 'base64url').toString()).alg, 'HS512')
+        assert.equal((await hs512App.inject({ url: '/me', headers: bearer(hs512Token) })).statusCode, 200)
+        const refused = await hs512App.inject({ url: '/me', headers: bearer(token) })
+        assert.equal(refused.statusCode, 401)
+        assert.equal(refused.json().error_code, 'TOKEN_INVALID')
+      } finally {
+        await hs512App.close()
+      }
+    })
+
+    it('checks 401 before 422: a bad query without a token is a 401', async () => {
+      assertRefused(await me({}, '/me?limit=0'), 401, 'INVALID_CREDENTIALS', 'Not authenticated', 'Bearer')
+      assert.equal((await me(bearer(token), '/me?limit=0')).statusCode, 422)
+    })
+
+    it('leaves public routes and unknown routes alone', async () => {
+      assert.equal((await me({}, '/health')).statusCode, 200)
+      for (const headers of [{}, bearer(token), bearer('garbage')]) {
+        const response = await me(headers, '/no-such-route')
+        assert.equal(response.statusCode, 404)
+        assert.equal(response.json().error_code, 'NOT_FOUND')
+      }
+    })
+  })
+}
