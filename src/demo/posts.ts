@@ -1,4 +1,5 @@
 import { metricAppliesTo } from '../domain/metrics.js'
+import { derivePostType } from '../domain/post-types.js'
 import type { PlatformCode } from '../domain/platforms.js'
 import { BASE36, BASE64URL, DEMO_CDN, encodeNumber, type DemoAccount } from './catalog.js'
 import type { PostTypeProfile } from './profiles.js'
@@ -102,22 +103,23 @@ export function buildPost (random: Random, input: BuildPostInput): PostRecord {
   const { id, permalink } = identify(account, kind, input.postNumber)
   const topics = TOPICS[account.industry] ?? TOPICS.Lifestyle as readonly string[]
   const topic = random.pick(topics)
-  const title = kind.category === 'story'
+  const category = derivePostType(platform, kind.type)
+  const title = category === 'story'
     ? null
     : random.pick(TITLES).replace('{Topic}', capitalise(topic)).replace('{topic}', topic).replace('{brand}', account.brandName)
   const description = random.chance(0.35) ? null : `${random.pick(DESCRIPTIONS)} ${hashtag(topic)} ${hashtag(account.brandName)}`
   const subjects = random.chance(0.2) ? null : [...new Set([topic, random.pick(topics), random.pick(topics)].slice(0, random.int(1, 3)))].join(', ')
-  const category = random.chance(0.1) ? null : account.industry
+  const topicCategory = random.chance(0.1) ? null : account.industry
 
   const post: PostRecord = { kind: 'post', id, platform, account_id: account.record.account_id, created_time: input.createdTime, type: kind.type } as PostRecord
   // Some posts leave post_type out: the import then derives it from `type`.
-  if (random.chance(0.7)) post.post_type = kind.category
+  if (random.chance(0.7)) post.post_type = category
   post.title = title
   post.description = description
   post.permalink = permalink
   post.thumbnail_url = kind.hasThumbnail ? `${DEMO_CDN}/thumbs/${platform}/${encodeURIComponent(id)}.jpg` : null
   post.subjects = subjects
-  post.category = category
+  post.category = topicCategory
 
   post.views = reported(random, metrics.views)
   if (metricAppliesTo('likes', platform)) post.likes = reported(random, metrics.likes)

@@ -10,8 +10,6 @@ import type { PlatformCode } from '../domain/platforms.js'
 export interface PostTypeProfile {
   /** The platform's own type string, as its API reports it. */
   type: string
-  /** The post category (DECISIONS.md §7 `post_type`). */
-  category: string
   /** Relative frequency among the account's posts. */
   weight: number
   /** Views of one such post relative to the account's typical post. */
@@ -48,8 +46,9 @@ export interface PlatformProfile {
   postTypes: readonly PostTypeProfile[]
 }
 
-function postType (type: string, category: string, weight: number, reachFactor = 1, hasThumbnail = true): PostTypeProfile {
-  return { type, category, weight, reachFactor, hasThumbnail }
+/** A post type; its category (`post_type`) comes from the import's own table, src/domain/post-types.ts. */
+function postType (type: string, weight: number, reachFactor = 1, hasThumbnail = true): PostTypeProfile {
+  return { type, weight, reachFactor, hasThumbnail }
 }
 
 export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
@@ -66,7 +65,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [0.9, 1.02, 1.05, 1.05, 1.04, 1.0, 0.92],
     monetisedChance: 0.5,
     rpm: [0.4, 2.0],
-    postTypes: [postType('video_inline', 'video', 3, 1.4), postType('photo', 'image', 5), postType('link', 'share', 3, 0.6), postType('status', 'text', 1, 0.4, false)],
+    postTypes: [postType('video_inline', 3, 1.4), postType('photo', 5), postType('link', 3, 0.6), postType('status', 1, 0.4, false)],
   },
   ig: {
     followers: [10_000, 3_000_000],
@@ -81,7 +80,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [1.06, 0.96, 0.98, 1.0, 1.0, 0.98, 1.04],
     monetisedChance: 0.3,
     rpm: [0.05, 0.3],
-    postTypes: [postType('REELS', 'reel', 4, 1.8), postType('IMAGE', 'image', 3), postType('CAROUSEL_ALBUM', 'carousel', 2, 1.2), postType('STORY', 'story', 3, 0.35)],
+    postTypes: [postType('REELS', 4, 1.8), postType('IMAGE', 3), postType('CAROUSEL_ALBUM', 2, 1.2), postType('STORY', 3, 0.35)],
   },
   tk: {
     followers: [5_000, 5_000_000],
@@ -96,7 +95,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [1.15, 0.9, 0.9, 0.94, 0.96, 1.02, 1.13],
     monetisedChance: 0.35,
     rpm: [0.02, 0.06],
-    postTypes: [postType('video', 'video', 1)],
+    postTypes: [postType('video', 1)],
   },
   yt: {
     followers: [10_000, 10_000_000],
@@ -111,7 +110,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [1.15, 0.92, 0.92, 0.93, 0.95, 1.0, 1.13],
     monetisedChance: 0.75,
     rpm: [1.5, 6.0],
-    postTypes: [postType('video', 'video', 3, 1.5), postType('short', 'short', 2, 0.8)],
+    postTypes: [postType('video', 3, 1.5), postType('short', 2, 0.8)],
   },
   li: {
     followers: [1_000, 300_000],
@@ -126,7 +125,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [0.45, 1.15, 1.25, 1.25, 1.2, 1.0, 0.5],
     monetisedChance: 0,
     rpm: [0, 0],
-    postTypes: [postType('article', 'text', 2, 0.7), postType('document', 'document', 1, 1.3), postType('image', 'image', 3), postType('video', 'video', 1, 1.2)],
+    postTypes: [postType('article', 2, 0.7), postType('document', 1, 1.3), postType('image', 3), postType('video', 1, 1.2)],
   },
   th: {
     followers: [1_000, 500_000],
@@ -141,7 +140,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [0.95, 1.0, 1.04, 1.05, 1.02, 0.98, 0.96],
     monetisedChance: 0,
     rpm: [0, 0],
-    postTypes: [postType('text', 'text', 3, 0.8, false), postType('image', 'image', 2, 1.2)],
+    postTypes: [postType('text', 3, 0.8, false), postType('image', 2, 1.2)],
   },
   sc: {
     followers: [1_000, 1_000_000],
@@ -156,7 +155,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [1.1, 0.95, 0.95, 0.95, 1.0, 1.05, 1.1],
     monetisedChance: 0.4,
     rpm: [0.2, 0.8],
-    postTypes: [postType('story', 'story', 4, 0.7), postType('spotlight', 'video', 1, 2.2)],
+    postTypes: [postType('story', 4, 0.7), postType('spotlight', 1, 2.2)],
   },
   da: {
     followers: [1_000, 500_000],
@@ -171,7 +170,7 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [1.05, 0.98, 0.98, 0.98, 0.99, 1.0, 1.04],
     monetisedChance: 0.6,
     rpm: [0.5, 1.5],
-    postTypes: [postType('video', 'video', 1)],
+    postTypes: [postType('video', 1)],
   },
   pi: {
     followers: [1_000, 800_000],
@@ -186,6 +185,6 @@ export const PLATFORM_PROFILES: Record<PlatformCode, PlatformProfile> = {
     weekday: [1.2, 0.95, 0.95, 0.95, 0.95, 0.96, 1.1],
     monetisedChance: 0,
     rpm: [0, 0],
-    postTypes: [postType('pin', 'image', 4), postType('video_pin', 'video', 1, 1.3)],
+    postTypes: [postType('pin', 4), postType('video_pin', 1, 1.3)],
   },
 }
