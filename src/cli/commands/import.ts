@@ -1,0 +1,58 @@
+import { accessSync, constants, statSync } from 'node:fs'
+import type { Command } from 'commander'
+import { AppError } from '../../errors.js'
+import { fileSource } from '../../import/file-source.js'
+import { importSources, type ImportSummary } from '../../import/import.service.js'
+import { withStore } from '../context.js'
+import { printJson, say, type CliIo } from '../io.js'
+import { createImportProgress } from './import-progress.js'
+
+/**
+ * `import FILE... [--dry-run] [--json]` (DECISIONS.md §9). Errors go to stderr one per line as
+ * `FILE:LINE: message` and the command exits 1 with nothing written; the summary line goes to
+ * stderr, and `--json` also prints the summary object on stdout.
+ */
+export function registerImportCommand (program: Command, io: CliIo): void {
+  program.command('import')
+    .description('Import brands, accounts, daily metrics and posts from NDJSON files (.csv: daily rows); all or nothing')
+    .argument('<files...>', 'NDJSON files, or CSV files of daily rows (ending in .csv)')
+    .option('--dry-run', 'validate everything and write nothing')
+    .option('--json', 'print the summary as one JSON object on stdout')
+    .action(async (files: string[], options: { dryRun?: boolean, json?: boolean }) => {
+      for (const file of files) requireReadableFile(file)
+      const progress = createImportProgress(io)
+      let summary: ImportSummary
+      try {
+        summary = await withStore(io, (store) => importSources(store, files.map(fileSource), {
+          dryRun: options.dryRun === true,
+          onError: (message) => {
+            progress.stop()
+            say(io, message)
+          },
+          onProgress: progress.update,
+        }))
+      } finally {
+        progress.stop()
+      }
+      say(io, summaryLine(summary))
+      if (options.json === true) printJson(io, summary)
+    })
+}
+
+/** A missing or unreadable file is a usage error (exit 2), found before anything is read. */
+function requireReadableFile (file: string): void {
+  try {
+    if (!statSync(file).isFile()) throw new Error('not a regular file')
+    accessSync(file, constants.R_OK)
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
+    throw new AppError('VALIDATION_ERROR', `cannot read ${file}: ${reason}`)
+  }
+}
+
+export function summaryLine (summary: ImportSummary): string {
+  const { counts } = summary
+  const kinds = `${counts.brand} brand, ${counts.account} account, ${counts.daily} daily, ${counts.post} post`
+  const head = summary.dryRun ? 'Dry run, nothing written: validated' : 'Imported'
+  return `${head} ${summary.records} records (${kinds}) in ${summary.seconds.toFixed(3)} s, ${summary.rowsPerSecond} rows/s`
+}

@@ -1,0 +1,41 @@
+import type SqliteDatabase from 'better-sqlite3'
+import type { ImportWriter } from './import-writer.js'
+import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
+
+type Row = Record<string, unknown>
+
+/** Prepares `INSERT … ON CONFLICT DO UPDATE` for one table and returns a row writer. */
+function prepareUpsert (sqlite: SqliteDatabase.Database, spec: ImportTable, now: string): (row: Row) => void {
+  const columns = [...spec.columns, ...(spec.stamped ? ['updated_at'] : [])]
+  const statement = sqlite.prepare(
+    `insert into ${spec.table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) ` +
+    `on conflict (${spec.key.join(', ')}) do update set ${updateAssignments(spec)}`,
+  )
+  const values: unknown[] = new Array(columns.length)
+  return (row) => {
+    for (let index = 0; index < spec.columns.length; index += 1) values[index] = row[spec.columns[index] as string]
+    if (spec.stamped) values[spec.columns.length] = now
+    statement.run(values)
+  }
+}
+
+/**
+ * better-sqlite3 is synchronous and in-process: each row is written at once inside one explicit
+ * transaction (a prepared statement per table), which is what its bulk loading looks like anyway.
+ * BEGIN IMMEDIATE takes the write lock up front, so a concurrent writer fails fast, not mid-way.
+ */
+export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: string): ImportWriter {
+  const upsertBrand = prepareUpsert(sqlite, BRANDS_TABLE, now)
+  const upsertAccount = prepareUpsert(sqlite, ACCOUNTS_TABLE, now)
+  const upsertDaily = prepareUpsert(sqlite, DAILY_TABLE, now)
+  const upsertPost = prepareUpsert(sqlite, POSTS_TABLE, now)
+  sqlite.exec('begin immediate')
+  return {
+    upsertBrands: async (rows) => { for (const row of rows) upsertBrand(row) },
+    upsertAccounts: async (rows) => { for (const row of rows) upsertAccount(row) },
+    addDaily: (row) => { upsertDaily(row as unknown as Row); return undefined },
+    addPost: (row) => { upsertPost(row); return undefined },
+    commit: async () => { sqlite.exec('commit') },
+    rollback: async () => { if (sqlite.inTransaction) sqlite.exec('rollback') },
+  }
+}
