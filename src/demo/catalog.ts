@@ -27,10 +27,22 @@ const REGIONS = ['', '', '', ' US', ' UK', ' FR', ' DE', ' ES', ' Global']
 
 /** Industry of a brand, derived from its name's tail; used for post subjects and categories. */
 const INDUSTRIES: Record<string, string> = {
-  Foods: 'Food & Drink', Kitchen: 'Food & Drink', Coffee: 'Food & Drink', Travel: 'Travel',
-  Outdoors: 'Travel', Studios: 'Entertainment', Media: 'Entertainment', Music: 'Entertainment',
-  Games: 'Gaming', Sports: 'Sports', Beauty: 'Beauty', Fashion: 'Fashion', Motors: 'Automotive',
-  Labs: 'Technology', Living: 'Lifestyle', Pets: 'Lifestyle',
+  Foods: 'Food & Drink',
+  Kitchen: 'Food & Drink',
+  Coffee: 'Food & Drink',
+  Travel: 'Travel',
+  Outdoors: 'Travel',
+  Studios: 'Entertainment',
+  Media: 'Entertainment',
+  Music: 'Entertainment',
+  Games: 'Gaming',
+  Sports: 'Sports',
+  Beauty: 'Beauty',
+  Fashion: 'Fashion',
+  Motors: 'Automotive',
+  Labs: 'Technology',
+  Living: 'Lifestyle',
+  Pets: 'Lifestyle',
 }
 
 export interface DemoBrand {
