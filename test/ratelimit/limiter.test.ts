@@ -1,0 +1,102 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { MemoryCounterStore } from '../../src/ratelimit/counter-store.js'
+import { FixedWindowLimiter } from '../../src/ratelimit/limiter.js'
+
+/** The two-window fixed limiter on a fake clock (DECISIONS.md §4, §10). */
+
+// 2026-11-21T12:00:10Z: 10 s into a minute and into an hour.
+const START = Date.UTC(2026, 10, 21, 12, 0, 10)
+
+function clock (start = START) {
+  let now = start
+  return { now: () => now, advance: (ms: number) => { now += ms } }
+}
+
+describe('FixedWindowLimiter', () => {
+  it('reports limit, remaining and the Unix reset of both windows, and the hourly usage', async () => {
+    const time = clock()
+    const limiter = new FixedWindowLimiter(new MemoryCounterStore(time.now), { perMinute: 3, perHour: 10 }, time.now)
+    const first = await limiter.consume('user:a')
+    assert.equal(first.allowed, true)
+    assert.deepEqual(first.headers, {
+      'x-ratelimit-limit-minutely': '3',
+      'x-ratelimit-remaining-minutely': '2',
+      'x-ratelimit-reset-minutely': String(Date.UTC(2026, 10, 21, 12, 1, 0) / 1000),
+      'x-ratelimit-limit-hourly': '10',
+      'x-ratelimit-remaining-hourly': '9',
+      'x-ratelimit-reset-hourly': String(Date.UTC(2026, 10, 21, 13, 0, 0) / 1000),
+      'x-usage-total': '1',
+      'x-usage-period': 'hourly',
+    })
+  })
+
+  it('refuses past the minute limit, counts refusals, and starts over in the next minute', async () => {
+    const time = clock()
+    const limiter = new FixedWindowLimiter(new MemoryCounterStore(time.now), { perMinute: 2, perHour: 100 }, time.now)
+    await limiter.consume('user:a')
+    await limiter.consume('user:a')
+    const refused = await limiter.consume('user:a')
+    assert.equal(refused.allowed, false)
+    assert.equal(refused.retryAfterSeconds, 50)
+    assert.equal(refused.headers['x-ratelimit-remaining-minutely'], '0')
+    assert.equal(refused.headers['x-usage-total'], '3')
+    // Another subject has its own counters.
+    assert.equal((await limiter.consume('user:b')).allowed, true)
+    time.advance(50_000)
+    const next = await limiter.consume('user:a')
+    assert.equal(next.allowed, true)
+    assert.equal(next.headers['x-ratelimit-remaining-minutely'], '1')
+    assert.equal(next.headers['x-usage-total'], '4')
+  })
+
+  it('gives the longer wait when both windows are exhausted', async () => {
+    const time = clock()
+    const limiter = new FixedWindowLimiter(new MemoryCounterStore(time.now), { perMinute: 1, perHour: 1 }, time.now)
+    await limiter.consume('user:a')
+    const refused = await limiter.consume('user:a')
+    assert.equal(refused.allowed, false)
+    assert.equal(refused.retryAfterSeconds, 3590)
+  })
+
+  it('sends none of a window\'s three headers when it is set to 0, and nothing counts when both are 0', async () => {
+    const time = clock()
+    const store = new MemoryCounterStore(time.now)
+    const hourOnly = new FixedWindowLimiter(store, { perMinute: 0, perHour: 5 }, time.now)
+    assert.deepEqual(Object.keys((await hourOnly.consume('user:a')).headers).sort(), [
+      'x-ratelimit-limit-hourly', 'x-ratelimit-remaining-hourly', 'x-ratelimit-reset-hourly', 'x-usage-period', 'x-usage-total',
+    ])
+    const minuteOnly = new FixedWindowLimiter(store, { perMinute: 5, perHour: 0 }, time.now)
+    const outcome = await minuteOnly.consume('user:b')
+    assert.deepEqual(Object.keys(outcome.headers).sort(), [
+      'x-ratelimit-limit-minutely', 'x-ratelimit-remaining-minutely', 'x-ratelimit-reset-minutely', 'x-usage-period', 'x-usage-total',
+    ])
+    assert.equal(new FixedWindowLimiter(store, { perMinute: 0, perHour: 0 }, time.now).enabled, false)
+  })
+
+  it('never refuses for a window set to 0', async () => {
+    const time = clock()
+    const limiter = new FixedWindowLimiter(new MemoryCounterStore(time.now), { perMinute: 0, perHour: 2 }, time.now)
+    const outcomes = []
+    for (let i = 0; i < 3; i++) outcomes.push(await limiter.consume('user:a'))
+    assert.deepEqual(outcomes.map((outcome) => outcome.allowed), [true, true, false])
+    assert.equal(outcomes[2]?.retryAfterSeconds, 3590)
+  })
+})
+
+describe('MemoryCounterStore', () => {
+  it('expires counters and flags at their time, and sweeps expired entries', async () => {
+    const time = clock()
+    const store = new MemoryCounterStore(time.now)
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 1000 }]), [1])
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 9000 }]), [2])
+    assert.deepEqual(await store.remainingMs(['a', 'missing']), [1000, 0])
+    time.advance(1000)
+    assert.deepEqual(await store.remainingMs(['a']), [0])
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 5000 }]), [1])
+    for (let i = 0; i < 2000; i++) await store.increment([{ key: `k${i}`, expiresAtMs: START + 1500 }])
+    time.advance(1000)
+    for (let i = 0; i < 1000; i++) await store.setUntil(`f${i}`, START + 60_000)
+    assert.ok(store.size <= 1001 + 1, `expired entries were not swept (size ${store.size})`)
+  })
+})
