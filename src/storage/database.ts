@@ -77,6 +77,24 @@ export interface PostsTable {
   updated_at: string
 }
 
+/**
+ * A version of a post that was replaced or deleted, kept so a /posts page walk can read "posts as
+ * of" the revision its first page saw (migration 2026_11_22_0000_post_snapshots, docs/posts.md).
+ */
+export interface PostHistoryTable extends Omit<PostsTable, 'updated_at'> {
+  /** The revision this version was written at. */
+  revision: number
+  /** The revision that replaced or deleted it. */
+  superseded_revision: number
+  superseded_at: string
+}
+
+/** One row: the commit-ordered revision counter every write to `posts` advances. */
+export interface PostClockTable {
+  singleton: number
+  tick: number
+}
+
 export interface UsersTable {
   /** Opaque id, `usr_…`; the `user_id` login returns. */
   user_id: string
@@ -107,6 +125,8 @@ export interface Database {
   accounts: AccountsTable
   daily_metrics: DailyMetricsTable
   posts: PostsTable
+  post_history: PostHistoryTable
+  post_clock: PostClockTable
   users: UsersTable
   credentials: CredentialsTable
   user_brands: UserBrandsTable

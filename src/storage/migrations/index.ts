@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely'
 import * as initialSchema from './2026_11_21_0000_initial_schema.js'
+import * as postSnapshots from './2026_11_22_0000_post_snapshots.js'
 
 /**
  * Every migration, by name. Listed statically (not read from the folder) so the same list works
@@ -7,4 +8,5 @@ import * as initialSchema from './2026_11_21_0000_initial_schema.js'
  */
 export const MIGRATIONS: Record<string, Migration> = {
   '2026_11_21_0000_initial_schema': initialSchema,
+  '2026_11_22_0000_post_snapshots': postSnapshots,
 }
