@@ -113,3 +113,33 @@ export function generateDataset (options: GeneratedDatasetOptions): AnalyticsDat
   }
   return { brands, accounts, daily }
 }
+
+/**
+ * The small dataset of docs/analytics.md's worked examples (period 2026-03-30 … 2026-04-02):
+ * brand 1 Acme (fb 10, ig 11), brand 2 Globex (ig 10 — the same id as fb 10 —, tk 20), brand 3
+ * Initech (fb 30). Every number in the docs is computed by hand from these rows.
+ */
+export function workedExampleDataset (): AnalyticsDataset {
+  return {
+    brands: [brandRow(1, 'Acme'), brandRow(2, 'Globex'), brandRow(3, 'Initech')],
+    accounts: [
+      accountRow('fb', 10, 1, { account_name: 'Acme FR' }),
+      accountRow('ig', 11, 1, { account_name: 'Acme IG' }),
+      accountRow('ig', 10, 2, { account_name: 'Globex IG' }),
+      accountRow('tk', 20, 2, { account_name: 'Globex TikTok' }),
+      accountRow('fb', 30, 3),
+    ],
+    daily: [
+      dailyRow('fb', 10, '2026-03-30', { views: 1000, reach: 800, interactions: 40, followers: 5000, new_followers: 10, posts_count: 2, revenue_micros: 1_234_567, likes: 30 }),
+      dailyRow('fb', 10, '2026-03-31', { views: 1200, reach: 900, interactions: 45, followers: 5010, new_followers: 10, posts_count: 1, revenue_micros: 1_005_000, likes: 35 }),
+      dailyRow('fb', 10, '2026-04-01', { views: 900, interactions: 30, new_followers: 5, posts_count: 0, likes: 20 }),
+      dailyRow('fb', 10, '2026-04-02', { views: 1100, reach: 1000, interactions: 50, followers: 5030, new_followers: 8, posts_count: 3, revenue_micros: 2_000_000, likes: 40 }),
+      dailyRow('ig', 11, '2026-03-31', { views: 500, reach: 400, interactions: 20, followers: 800, posts_count: 1 }),
+      dailyRow('ig', 11, '2026-04-02', { views: 600, reach: 450, interactions: 25, followers: 810, posts_count: 2 }),
+      dailyRow('ig', 10, '2026-04-01', { views: 300, reach: 250, interactions: 10, followers: 300, posts_count: 1 }),
+      dailyRow('tk', 20, '2026-03-30', { views: 2000, interactions: 100, followers: 7000, posts_count: 1 }),
+      dailyRow('tk', 20, '2026-04-02', { views: 2500, interactions: 120, posts_count: 2 }),
+      dailyRow('fb', 30, '2026-04-01', { views: 99, reach: 99, interactions: 9, followers: 9, posts_count: 9 }),
+    ],
+  }
+}

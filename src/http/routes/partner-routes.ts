@@ -3,6 +3,7 @@ import { createAuthenticationHook } from '../../auth/authenticate.js'
 import '../../auth/types.js'
 import { FixedWindowLimiter } from '../../ratelimit/limiter.js'
 import { createRateLimitHook } from '../rate-limit.js'
+import { getAnalyticsRoute } from './analytics/get-analytics.js'
 import { getMeRoute } from './me/get-me.js'
 
 /**
@@ -18,4 +19,5 @@ export async function partnerRoutes (app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', createRateLimitHook(limiter, (request) => `user:${request.user.userId}`))
 
   await app.register(getMeRoute)
+  await app.register(getAnalyticsRoute)
 }

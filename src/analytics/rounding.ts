@@ -1,0 +1,43 @@
+/**
+ * Exact half-up rounding (DECISIONS.md §6): every rounded figure is computed from exact integers
+ * (micro-units, counts), never by adding or dividing floats and hoping. Half-up means half away
+ * from zero for the (rare) negative money amounts.
+ */
+
+const MICROS_PER_CENT = 10_000
+
+/** Integer micro-units → integer cents, half-up. */
+export function microsToCents (micros: number): number {
+  const magnitude = Math.floor((Math.abs(micros) + MICROS_PER_CENT / 2) / MICROS_PER_CENT)
+  return micros < 0 ? -magnitude : magnitude
+}
+
+/** Integer cents → the 2-decimal number that prints as that amount. */
+export function centsToAmount (cents: number): number {
+  return cents / 100
+}
+
+/** A 2-decimal number (as produced by centsToAmount) → its exact integer cents. */
+export function amountToCents (amount: number): number {
+  return Math.round(amount * 100)
+}
+
+/**
+ * numerator / denominator rounded half-up to `decimals` places, exactly (BigInt arithmetic, as
+ * interactions × 10^6 can pass 2^53). 0 when the denominator is 0. Inputs are non-negative integers.
+ */
+export function roundedRatio (numerator: number, denominator: number, decimals: number): number {
+  if (denominator === 0) return 0
+  const scale = 10n ** BigInt(decimals)
+  const n = BigInt(numerator) * scale * 2n + BigInt(denominator)
+  const scaled = n / (2n * BigInt(denominator))
+  // Number(scaled) / 10^d is the double nearest the decimal, i.e. what JSON.parse of it gives.
+  return Number(scaled) / Number(scale)
+}
+
+/** An integer number of cents divided by n, rounded half-up to whole cents, as an amount. */
+export function averageCents (totalCents: number, n: number): number {
+  if (n === 0) return 0
+  const magnitude = Math.floor((2 * Math.abs(totalCents) + n) / (2 * n))
+  return centsToAmount(totalCents < 0 ? -magnitude : magnitude)
+}
