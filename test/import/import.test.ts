@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { after, before, beforeEach, describe, it } from 'node:test'
+import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
+import { countRows, dailyRow, emptyStore, FIXTURES, importFiles, ndjson, postRow, tempFiles, type TempFiles } from './import-helpers.js'
+
+const VALID = join(FIXTURES, 'valid.ndjson')
+const INVALID = join(FIXTURES, 'invalid.ndjson')
+
+const brand = (id: number, name = `Brand ${id}`) => ({ kind: 'brand', brand_id: id, brand_name: name })
+const account = (platform: string, id: number, brandId: number, name = `Account ${id}`) =>
+  ({ kind: 'account', platform, account_id: id, brand_id: brandId, account_name: name })
+const daily = (platform: string, id: number, date: string, metrics: Record<string, unknown> = {}) =>
+  ({ kind: 'daily', platform, account_id: id, date, ...metrics })
+
+for (const dialect of DIALECTS) {
+  describe(`import service (${dialect})`, () => {
+    let testStore: TestStore
+    let files: TempFiles
+    before(async () => {
+      testStore = await createTestStore(dialect)
+      files = tempFiles()
+    })
+    after(async () => {
+      await testStore.cleanup()
+      files.cleanup()
+    })
+    beforeEach(async () => { await emptyStore(testStore.store) })
+
+    it('writes a valid file: values, revenue micros, nulls, aliases, derived post_type, UTC times', async () => {
+      const { store } = testStore
+      const outcome = await importFiles(store, [VALID])
+      assert.deepEqual(outcome.errors, [])
+      assert.deepEqual(outcome.summary?.counts, { brand: 1, account: 2, daily: 2, post: 2 })
+      assert.equal(outcome.summary?.records, 7)
+      assert.equal(outcome.summary?.dryRun, false)
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 2, daily: 2, posts: 2 })
+
+      const fb = await dailyRow(store, 'fb', 10, '2026-11-01')
+      assert.ok(fb)
+      assert.equal(fb.views, 1200)
+      assert.equal(fb.revenue_micros, 12_345_678)
+      assert.equal(fb.video_views_3s, 800)
+      assert.equal(fb.reach, 3000)
+      assert.equal(fb.link_clicks, 7)
+      assert.equal(fb.ad_reach, null, 'a metric left out is null (not reported)')
+      assert.equal(fb.views_video, null)
+
+      // `IG` (any case) and `instagram` are aliases of ig.
+      const ig = await dailyRow(store, 'ig', 20, '2026-11-01')
+      assert.ok(ig)
+      assert.equal(ig.revenue_micros, null, 'explicit null revenue stays null')
+      assert.equal(ig.reach, 700)
+      assert.equal(ig.followers, null)
+
+      const account = await store.db.selectFrom('accounts').selectAll().where('platform', '=', 'fb').where('account_id', '=', 10).executeTakeFirstOrThrow()
+      assert.equal(account.brand_id, 1)
+      assert.equal(account.network_id, '1234')
+      assert.equal(account.permalink, 'https://facebook.com/acme.fr')
+
+      const reel = await postRow(store, 'ig', 'ig_1')
+      assert.ok(reel)
+      assert.equal(new Date(reel.created_time).toISOString(), '2026-11-01T10:30:00.000Z', '+02:00 normalised to UTC')
+      assert.equal(reel.type, 'REELS')
+      assert.equal(reel.post_type, 'reel', 'derived from Instagram REELS')
+      assert.equal(reel.revenue_micros, 500_000)
+      assert.equal(reel.reach, 4000)
+      assert.equal(reel.impressions, null)
+      const photo = await postRow(store, 'fb', 'fb_1')
+      assert.equal(photo?.post_type, 'reel', 'an explicit post_type (alias Reels) wins over type')
+      assert.equal(photo?.impressions, 90)
+    })
+
+    it('rejects an invalid file with every error as FILE:LINE: message and writes nothing', async () => {
+      const { store } = testStore
+      await importFiles(store, [VALID])
+      const before = await countRows(store)
+      const outcome = await importFiles(store, [INVALID])
+      assert.equal(outcome.summary, undefined)
+      assert.deepEqual(outcome.errors, [
+        `${INVALID}:3: date must be a real calendar date YYYY-MM-DD (got "2026-02-30")`,
+        `${INVALID}:3: views must not be negative (got -5)`,
+        `${INVALID}:4: views must be an integer (got 1.5)`,
+        `${INVALID}:4: video_views_3s does not apply to tiktok (tk); leave it out or null`,
+        `${INVALID}:7: unknown kind "widget" (expected brand, account, daily, post)`,
+        `${INVALID}:8: unknown field "vews" on a daily record`,
+        `${INVALID}:9: missing required field "date"`,
+        `${INVALID}:10: invalid JSON: Unexpected end of JSON input`,
+        `${INVALID}:11: revenue has more than 6 decimals (got 1.1234567); money is stored in micro-units`,
+        `${INVALID}:12: created_time must be an ISO-8601 time with Z or an offset, e.g. 2026-11-01T10:30:00Z (got "2026-11-01 10:00")`,
+        `${INVALID}:12: post_type must be one of video, image, carousel, reel, story, short, text, share, document, other (got "podcast")`,
+        `${INVALID}:12: reach does not apply to tiktok (tk); leave it out or null`,
+        `${INVALID}:13: platform must be a platform code or alias such as fb or facebook (got "xx")`,
+        `${INVALID}:5: unknown account tk:99 (not in the database and not declared in this import)`,
+        `${INVALID}:6: account tk:31 refers to unknown brand 77 (not in the database and not declared in this import)`,
+      ])
+      assert.equal(outcome.errorCount, 15)
+      // The file's valid brand 2 and account tk:30 were not written either.
+      assert.deepEqual(await countRows(store), before)
+    })
+
+    it('lists the errors of every file, and a rejected batch leaves valid files unwritten too', async () => {
+      const { store } = testStore
+      const good = files.write('good.ndjson', ndjson(brand(5), account('li', 50, 5)))
+      const first = files.write('first.ndjson', ndjson(daily('li', 50, '2026-11-01', { views: 'many' })))
+      const second = files.write('second.ndjson', ndjson(daily('li', 50, '2026-11-01'), brand(0)))
+      const outcome = await importFiles(store, [good, first, second])
+      assert.deepEqual(outcome.errors, [
+        `${first}:1: views must be an integer or null (got "many")`,
+        `${second}:2: brand_id must be a positive integer (got 0)`,
+      ])
+      assert.deepEqual(await countRows(store), { brands: 0, accounts: 0, daily: 0, posts: 0 })
+    })
+
+    it('reports other record-level errors: non-object, missing kind, bad names and texts, money type', async () => {
+      const { store } = testStore
+      const path = files.write('odd.ndjson', [
+        '[1,2]',
+        '{"brand_id":1}',
+        JSON.stringify({ kind: 'brand', brand_id: 1, brand_name: '  ' }),
+        JSON.stringify({ kind: 'account', platform: 'fb', account_id: 1, brand_id: 1, account_name: 'A', network_id: 42 }),
+        JSON.stringify({ kind: 'daily', platform: 'fb', account_id: 1, date: '2026-11-01', revenue: '10', posts_per_day: 1 }),
+        JSON.stringify({ kind: 'post', platform: 'fb', account_id: 1, id: 'p', created_time: '2026-11-01T24:00:00Z' }),
+      ].join('\n'))
+      const outcome = await importFiles(store, [path])
+      assert.deepEqual(outcome.errors, [
+        `${path}:1: a record must be a JSON object (got [1,2])`,
+        `${path}:2: missing required field "kind"`,
+        `${path}:3: brand_name must be a non-empty string (got "  ")`,
+        `${path}:4: network_id must be a string or null (got 42)`,
+        `${path}:5: unknown field "posts_per_day" on a daily record`,
+        `${path}:5: revenue must be a number or null (got "10")`,
+        `${path}:6: created_time must be an ISO-8601 time with Z or an offset, e.g. 2026-11-01T10:30:00Z (got "2026-11-01T24:00:00Z")`,
+      ])
+    })
+
+    it('accepts rows that refer to an account declared later in the same file, or in a later file', async () => {
+      const { store } = testStore
+      const early = files.write('early.ndjson', ndjson(
+        daily('pi', 7, '2026-11-01', { video_views_2s: 3 }),
+        { kind: 'post', platform: 'pinterest', account_id: 7, id: 'pin1', created_time: '2026-11-01T00:00:00Z', type: 'video_pin' },
+        account('pinterest', 7, 9),
+        daily('da', 8, '2026-11-01', { impressions: 4 }),
+      ))
+      const late = files.write('late.ndjson', ndjson(account('da', 8, 9), brand(9)))
+      const outcome = await importFiles(store, [early, late])
+      assert.deepEqual(outcome.errors, [])
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 2, daily: 2, posts: 1 })
+      assert.equal((await postRow(store, 'pi', 'pin1'))?.post_type, 'video')
+      assert.equal((await dailyRow(store, 'pi', 7, '2026-11-01'))?.video_views_2s, 3)
+    })
+
+    it('accepts rows for accounts and brands already in the store', async () => {
+      const { store } = testStore
+      await importFiles(store, [files.write('base.ndjson', ndjson(brand(3), account('yt', 30, 3)))])
+      const outcome = await importFiles(store, [files.write('more.ndjson', ndjson(daily('youtube', 30, '2026-11-02', { views: 5 }), account('yt', 31, 3)))])
+      assert.deepEqual(outcome.errors, [])
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 2, daily: 1, posts: 0 })
+    })
+
+    it('is idempotent: a re-import keeps the counts, and a changed record replaces the row', async () => {
+      const { store } = testStore
+      await importFiles(store, [VALID])
+      await importFiles(store, [VALID])
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 2, daily: 2, posts: 2 })
+      assert.equal((await dailyRow(store, 'fb', 10, '2026-11-01'))?.revenue_micros, 12_345_678)
+
+      const changed = files.write('changed.ndjson', ndjson(
+        brand(1, 'Acme Renamed'),
+        daily('fb', 10, '2026-11-01', { views: 1300 }),
+        { kind: 'post', platform: 'ig', account_id: 20, id: 'ig_1', created_time: '2026-11-01T10:30:00Z', type: 'IMAGE', likes: 1 },
+      ))
+      await importFiles(store, [changed])
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 2, daily: 2, posts: 2 })
+      const row = await dailyRow(store, 'fb', 10, '2026-11-01')
+      assert.equal(row?.views, 1300)
+      assert.equal(row?.revenue_micros, null, 'the whole row is replaced: what the new record leaves out is null')
+      assert.equal(row?.reach, null)
+      const post = await postRow(store, 'ig', 'ig_1')
+      assert.equal(post?.post_type, 'image')
+      assert.equal(post?.views, null)
+      assert.equal(post?.likes, 1)
+      const named = await store.db.selectFrom('brands').select('brand_name').where('brand_id', '=', 1).executeTakeFirstOrThrow()
+      assert.equal(named.brand_name, 'Acme Renamed')
+    })
+
+    it('keeps the last record of each key within one import', async () => {
+      const { store } = testStore
+      const path = files.write('repeats.ndjson', ndjson(
+        brand(4, 'First'),
+        account('th', 40, 4, 'Old name'),
+        daily('th', 40, '2026-11-01', { views: 1 }),
+        daily('th', 40, '2026-11-01', { views: 2, likes: 9 }),
+        { kind: 'post', platform: 'th', account_id: 40, id: 't1', created_time: '2026-11-01T00:00:00Z', views: 1 },
+        { kind: 'post', platform: 'threads', account_id: 40, id: 't1', created_time: '2026-11-02T00:00:00Z', views: 2 },
+        brand(4, 'Second'),
+        account('th', 40, 4, 'New name'),
+      ))
+      const outcome = await importFiles(store, [path])
+      assert.deepEqual(outcome.summary?.counts, { brand: 2, account: 2, daily: 2, post: 2 })
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 1, daily: 1, posts: 1 })
+      const row = await dailyRow(store, 'th', 40, '2026-11-01')
+      assert.equal(row?.views, 2)
+      assert.equal(row?.likes, 9)
+      const post = await postRow(store, 'th', 't1')
+      assert.equal(post?.views, 2)
+      assert.equal(new Date(post?.created_time ?? '').toISOString(), '2026-11-02T00:00:00.000Z')
+      const names = await store.db.selectFrom('accounts').select('account_name').execute()
+      assert.deepEqual(names, [{ account_name: 'New name' }])
+      const brands = await store.db.selectFrom('brands').select('brand_name').execute()
+      assert.deepEqual(brands, [{ brand_name: 'Second' }])
+    })
+
+    it('keeps the last record of a key across batches of a large import', async () => {
+      const { store } = testStore
+      // More rows than one PostgreSQL batch, with every key repeated far apart and close together.
+      const rows = [brand(6), account('tk', 60, 6)]
+      for (let round = 1; round <= 2; round += 1) {
+        for (let day = 0; day < 6000; day += 1) {
+          const date = new Date(Date.UTC(2000, 0, 1) + day * 86_400_000).toISOString().slice(0, 10)
+          rows.push(daily('tk', 60, date, { views: round * 100_000 + day }))
+          if (day % 2000 === 0) rows.push(daily('tk', 60, date, { views: round * 100_000 + day + 1 }))
+        }
+      }
+      const outcome = await importFiles(store, [files.write('big.ndjson', ndjson(...rows))])
+      assert.deepEqual(outcome.errors, [])
+      assert.deepEqual(await countRows(store), { brands: 1, accounts: 1, daily: 6000, posts: 0 })
+      assert.equal((await dailyRow(store, 'tk', 60, '2000-01-01'))?.views, 200_001)
+      assert.equal((await dailyRow(store, 'tk', 60, '2000-01-02'))?.views, 200_001)
+      const total = await store.db.selectFrom('daily_metrics').select((eb) => eb.fn.sum<number>('views').as('s')).executeTakeFirstOrThrow()
+      // Round 2 wins everywhere: sum of 200000 + day for 6000 days, plus 1 on the 3 doubled days.
+      assert.equal(Number(total.s), 6000 * 200_000 + (5999 * 6000) / 2 + 3)
+    })
+
+    it('moves an account re-imported with another brand_id; its daily rows follow', async () => {
+      const { store } = testStore
+      await importFiles(store, [files.write('a.ndjson', ndjson(brand(1), brand(2), account('sc', 11, 1), daily('sc', 11, '2026-11-01', { views: 5 })))])
+      const outcome = await importFiles(store, [files.write('b.ndjson', ndjson(account('snapchat', 11, 2)))])
+      assert.deepEqual(outcome.errors, [])
+      const moved = await store.db.selectFrom('accounts').select('brand_id').where('platform', '=', 'sc').where('account_id', '=', 11).executeTakeFirstOrThrow()
+      assert.equal(moved.brand_id, 2)
+      assert.equal((await dailyRow(store, 'sc', 11, '2026-11-01'))?.views, 5)
+    })
+
+    it('dry run: validates everything, reports the same summary, writes nothing', async () => {
+      const { store } = testStore
+      const outcome = await importFiles(store, [VALID], { dryRun: true })
+      assert.deepEqual(outcome.errors, [])
+      assert.equal(outcome.summary?.dryRun, true)
+      assert.deepEqual(outcome.summary?.counts, { brand: 1, account: 2, daily: 2, post: 2 })
+      assert.deepEqual(await countRows(store), { brands: 0, accounts: 0, daily: 0, posts: 0 })
+      const rejected = await importFiles(store, [INVALID], { dryRun: true })
+      assert.equal(rejected.errorCount, 15)
+    })
+
+    it('reports progress for both passes, ending with the record count', async () => {
+      const { store } = testStore
+      const seen: string[] = []
+      await importFiles(store, [VALID], { onProgress: (done, pass) => seen.push(`${pass}:${done}`) })
+      assert.deepEqual(seen, ['validate:7', 'write:7'])
+    })
+  })
+}
