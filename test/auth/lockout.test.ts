@@ -136,7 +136,10 @@ describe('login lockout behind a proxy (TRUST_PROXY)', () => {
   it('counts failures per client address from X-Forwarded-For, not per proxy', async () => {
     const partner = await createPartner(test.store, { brandIds: [1] })
     const login = async (clientIp: string, secret: string) => await app.inject({
-      method: 'POST', url: '/auth/login', remoteAddress: '192.168.0.1', headers: { 'x-forwarded-for': clientIp },
+      method: 'POST',
+      url: '/auth/login',
+      remoteAddress: '192.168.0.1',
+      headers: { 'x-forwarded-for': clientIp },
       payload: { api_client_key: partner.clientKey, api_secret_key: secret },
     })
     await login('203.0.113.7', WRONG_SECRET)

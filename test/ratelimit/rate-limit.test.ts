@@ -76,7 +76,9 @@ for (const dialect of DIALECTS) {
       const partner = await createPartner(test.store, { brandIds: [1] })
       loginIps += 1
       const response = await app.inject({
-        method: 'POST', url: '/auth/login', remoteAddress: `10.1.${loginIps}.1`,
+        method: 'POST',
+        url: '/auth/login',
+        remoteAddress: `10.1.${loginIps}.1`,
         payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey },
       })
       assert.equal(response.statusCode, 200, response.body)
