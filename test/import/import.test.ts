@@ -214,7 +214,7 @@ for (const dialect of DIALECTS) {
     it('keeps the last record of a key across batches of a large import', async () => {
       const { store } = testStore
       // More rows than one PostgreSQL batch, with every key repeated far apart and close together.
-      const rows = [brand(6), account('tk', 60, 6)]
+      const rows: object[] = [brand(6), account('tk', 60, 6)]
       for (let round = 1; round <= 2; round += 1) {
         for (let day = 0; day < 6000; day += 1) {
           const date = new Date(Date.UTC(2000, 0, 1) + day * 86_400_000).toISOString().slice(0, 10)
