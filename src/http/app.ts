@@ -6,6 +6,7 @@ import type { CounterStore } from '../ratelimit/counter-store.js'
 import { createCounterStore } from '../ratelimit/stores.js'
 import { createStore, type Store } from '../storage/db.js'
 import { registerErrorHandling } from './error-handler.js'
+import { openApiPlugin } from './plugins/openapi.js'
 import { parseQueryString } from './query-string.js'
 import { requestIdFor } from './request-id.js'
 import { registerRoutes } from './routes/index.js'
@@ -70,6 +71,8 @@ export async function buildApp (config: AppConfig, options: AppOptions = {}): Pr
   })
 
   registerErrorHandling(app)
+  // Before the routes: the OpenAPI document learns each route as it is added (onRoute).
+  await app.register(openApiPlugin)
   await app.register(registerRoutes)
   return app
 }

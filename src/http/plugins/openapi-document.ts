@@ -1,0 +1,129 @@
+import { COMPONENT_MARKER } from './openapi-transform.js'
+import { LOGIN_ERROR_EXAMPLES, PROTECTED_ERROR_EXAMPLES, SUCCESS_EXAMPLES } from './openapi-examples.js'
+
+/**
+ * The parts every operation shares, added once to the document @fastify/swagger built from the
+ * route schemas: bearer security, the X-Request-Id / rate-limit / Retry-After / WWW-Authenticate
+ * response headers (DECISIONS.md §1, §2, §4), response descriptions and examples, and shared
+ * error bodies as components.
+ */
+
+export type OpenApiDocument = Record<string, unknown> & {
+  paths?: Record<string, Record<string, Operation>>
+  components?: Record<string, Record<string, unknown>>
+}
+
+interface MediaType { schema?: unknown, examples?: Record<string, unknown> }
+interface Response { description?: string, headers?: Record<string, unknown>, content?: Record<string, MediaType> }
+interface Parameter { in?: string, required?: boolean, schema?: { default?: unknown } }
+interface Operation { operationId?: string, security?: unknown[], parameters?: Parameter[], responses?: Record<string, Response> }
+
+/** Operations reachable without a token (everything else sits behind the bearer hook). */
+export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set(['getHealth', 'login'])
+/** Operations outside every rate limit (DECISIONS.md §4: /health is not limited). */
+export const UNLIMITED_OPERATIONS: ReadonlySet<string> = new Set(['getHealth'])
+
+const header = (description: string, schema: Record<string, unknown>, required = false) => ({ description, required, schema })
+
+const RATE_LIMIT_HEADERS: Record<string, unknown> = Object.fromEntries(['minutely', 'hourly'].flatMap((window) => [
+  [`x-ratelimit-limit-${window}`, header(`Requests allowed in the ${window === 'minutely' ? 'minute' : 'hour'} window; absent when that window is turned off`, { type: 'integer' })],
+  [`x-ratelimit-remaining-${window}`, header(`Requests left in the current ${window === 'minutely' ? 'minute' : 'hour'} window`, { type: 'integer' })],
+  [`x-ratelimit-reset-${window}`, header('Unix time (seconds) when the window resets', { type: 'integer' })],
+]))
+
+export const SHARED_HEADERS: Record<string, unknown> = {
+  'X-Request-Id': header('Identifier of this request; equals `request_id` in error bodies. An inbound X-Request-Id of 1-128 characters of [A-Za-z0-9._-] is reused.', { type: 'string' }, true),
+  ...RATE_LIMIT_HEADERS,
+  'X-Usage-Total': header('Requests counted in the hourly window', { type: 'integer' }),
+  'X-Usage-Period': header('The window X-Usage-Total counts', { type: 'string', const: 'hourly' }),
+  'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 0 }, true),
+  'WWW-Authenticate': header('`Bearer`, or `Bearer error="invalid_token"` for TOKEN_INVALID and TOKEN_EXPIRED', { type: 'string' }, true),
+}
+
+const STATUS_DESCRIPTIONS: Record<string, string> = {
+  200: 'Success',
+  400: '`account_id` given without exactly one platform (body holds only `detail`)',
+  401: 'Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED',
+  403: 'FORBIDDEN (a brand the user cannot access) or USER_DISABLED',
+  404: 'NOT_FOUND: an account_id not on that platform in an accessible brand',
+  422: 'VALIDATION_ERROR: one item per offending parameter',
+  429: 'RATE_LIMIT_EXCEEDED: wait Retry-After seconds',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'The database cannot answer',
+}
+
+const LOGIN_DESCRIPTIONS: Record<string, string> = {
+  200: 'A bearer token',
+  401: 'INVALID_CREDENTIALS (wrong or malformed key pair) or TOO_MANY_ATTEMPTS (locked out; Retry-After says how long)',
+  403: 'USER_DISABLED',
+}
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
+
+export function completeDocument (document: OpenApiDocument): OpenApiDocument {
+  const components = { ...document.components }
+  const schemas: Record<string, unknown> = { ...components.schemas }
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      completeOperation(operation, `${method.toUpperCase()} ${path}`, schemas)
+    }
+  }
+  return {
+    ...document,
+    components: {
+      ...components,
+      schemas,
+      headers: SHARED_HEADERS,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access_token of POST /auth/login' },
+      },
+    },
+  }
+}
+
+function completeOperation (operation: Operation, name: string, schemas: Record<string, unknown>): void {
+  const id = operation.operationId
+  if (id === undefined) throw new Error(`OpenAPI: ${name} has no operationId`)
+  const isPublic = PUBLIC_OPERATIONS.has(id)
+  operation.security = isPublic ? [] : [{ bearerAuth: [] }]
+  const errorExamples = id === 'login' ? LOGIN_ERROR_EXAMPLES : PROTECTED_ERROR_EXAMPLES
+  for (const parameter of operation.parameters ?? []) {
+    // A TypeBox property with a default is not Optional, yet the client may leave it out: Ajv fills it in.
+    if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+  }
+
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    response.description = (id === 'login' ? LOGIN_DESCRIPTIONS[status] : undefined) ?? STATUS_DESCRIPTIONS[status] ?? response.description
+    response.headers = responseHeaders(id, status)
+    const media = response.content?.['application/json']
+    if (media === undefined) continue
+    media.schema = shareComponents(media.schema, schemas)
+    const examples = status === '200' ? exampleOf(SUCCESS_EXAMPLES[id]) : errorExamples[status]
+    if (examples !== undefined) media.examples = examples
+  }
+}
+
+function exampleOf (example: unknown): Record<string, unknown> | undefined {
+  return example === undefined ? undefined : { default: example }
+}
+
+function responseHeaders (operationId: string, status: string): Record<string, unknown> {
+  const names = ['X-Request-Id']
+  if (!UNLIMITED_OPERATIONS.has(operationId)) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
+  if (status === '429') names.push('Retry-After')
+  if (status === '401') names.push('WWW-Authenticate')
+  // TOO_MANY_ATTEMPTS is a 401 that also says how long the lockout lasts.
+  if (status === '401' && operationId === 'login') names.push('Retry-After')
+  return Object.fromEntries(names.map((name) => [name, status === '401' && operationId === 'login' && name === 'Retry-After'
+    ? { ...(SHARED_HEADERS['Retry-After'] as object), required: false, description: 'With TOO_MANY_ATTEMPTS: seconds until the lockout ends' }
+    : ref('headers', name)]))
+}
+
+/** Replaces a schema marked by transformRouteSchema with a $ref to one shared component. */
+function shareComponents (schema: unknown, schemas: Record<string, unknown>): unknown {
+  if (schema === null || typeof schema !== 'object') return schema
+  const { [COMPONENT_MARKER]: name, ...rest } = schema as Record<string, unknown>
+  if (typeof name !== 'string') return schema
+  schemas[name] ??= rest
+  return ref('schemas', name)
+}
