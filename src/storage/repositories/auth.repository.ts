@@ -7,8 +7,9 @@ export interface TokenPrincipalRow {
   user_id: string
   name: string
   disabled_at: string | null
-  /** The token's credential; null when it does not exist or belongs to another user. */
+  /** When the token's credential was revoked (rotation); null while it is live. */
   credential_revoked_at: string | null
+  /** False when no credential with that client key belongs to this user. */
   credential_found: boolean
 }
 
