@@ -5,6 +5,7 @@ import { FixedWindowLimiter } from '../../ratelimit/limiter.js'
 import { createRateLimitHook } from '../rate-limit.js'
 import { getAnalyticsRoute } from './analytics/get-analytics.js'
 import { getMeRoute } from './me/get-me.js'
+import { getPostsRoute } from './posts/get-posts.js'
 
 /**
  * The partner scope: every protected route is registered here, behind the one authentication
@@ -20,4 +21,5 @@ export async function partnerRoutes (app: FastifyInstance): Promise<void> {
 
   await app.register(getMeRoute)
   await app.register(getAnalyticsRoute)
+  await app.register(getPostsRoute)
 }
