@@ -94,6 +94,8 @@ export function * generateAccountHistory (seed: number, account: DemoAccount, ca
   const traits = drawTraits(random, profile, days)
   const specific = platformMetricsOf(platform)
   const usesReach = ENGAGEMENT_DENOMINATOR[platform] === 'reach'
+  const postTypes = profile.postTypes.map((type) => [type, type.weight] as const)
+  const maybe = (value: number | null): number | null => random.chance(NULL_METRIC_CHANCE) ? null : value
 
   let followers = Math.round(traits.followers)
   let drift = 1
@@ -148,7 +150,6 @@ export function * generateAccountHistory (seed: number, account: DemoAccount, ca
     }
 
     if (!missing) {
-      const maybe = (value: number | null): number | null => random.chance(NULL_METRIC_CHANCE) ? null : value
       const record: DailyRecord = {
         kind: 'daily',
         platform,
@@ -168,7 +169,7 @@ export function * generateAccountHistory (seed: number, account: DemoAccount, ca
     // Posts exist whether or not the day's totals were reported.
     const times = Array.from({ length: postsCount }, () => postTime(random)).sort()
     for (const time of times) {
-      const kind = random.weighted(profile.postTypes.map((type) => [type, type.weight] as const))
+      const kind = random.weighted(postTypes)
       const postViews = Math.round(typicalViews / Math.max(profile.postsPerDay, 0.3) * kind.reachFactor * viral * random.noise(0.6))
       const postReach = Math.round(postViews * traits.reachPerView)
       const postDenominator = usesReach ? postReach : postViews
