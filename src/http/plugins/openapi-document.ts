@@ -109,7 +109,10 @@ function exampleOf (example: unknown): Record<string, unknown> | undefined {
 
 function responseHeaders (operationId: string, status: string): Record<string, unknown> {
   const names = ['X-Request-Id']
-  if (!UNLIMITED_OPERATIONS.has(operationId)) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
+  // The per-user limit counts only authenticated requests, so a protected route's 401 (answered by
+  // the auth hook, before the limiter) carries no rate-limit headers; login's per-IP limit runs first.
+  const countedByLimiter = !UNLIMITED_OPERATIONS.has(operationId) && !(status === '401' && !PUBLIC_OPERATIONS.has(operationId))
+  if (countedByLimiter) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
   if (status === '429') names.push('Retry-After')
   if (status === '401') names.push('WWW-Authenticate')
   // TOO_MANY_ATTEMPTS is a 401 that also says how long the lockout lasts.

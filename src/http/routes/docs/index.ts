@@ -13,7 +13,6 @@ export async function docsRoutes (app: FastifyInstance): Promise<void> {
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
     uiConfig: {
-      url: '/openapi.json',
       // The default posts the document to validator.swagger.io: no third-party calls.
       validatorUrl: null,
       persistAuthorization: false,
