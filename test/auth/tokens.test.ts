@@ -69,7 +69,8 @@ for (const dialect of DIALECTS) {
     })
 
     it('answers INVALID_CREDENTIALS "Not authenticated" without a usable Bearer header', async () => {
-      for (const headers of [{}, { authorization: `Basic ${token}` }, { authorization: 'Bearer' }, { authorization: 'Bearer    ' }, { authorization: token }]) {
+      const unusable: Array<Record<string, string>> = [{}, { authorization: `Basic ${token}` }, { authorization: 'Bearer' }, { authorization: 'Bearer    ' }, { authorization: token }]
+      for (const headers of unusable) {
         assertRefused(await me(headers), 401, 'INVALID_CREDENTIALS', 'Not authenticated', 'Bearer')
       }
     })
