@@ -29,7 +29,8 @@ export const getPostsRoute: FastifyPluginAsyncTypebox = async (app) => {
       const continued = continuedWalk(query, cursors)
       const accessible = await listAccessibleBrandIds(app.store.db, request.user.userId)
       const scope = await resolveScope(app.store.db, accessible, query)
-      return await fetchPosts(app.store, query, scope, cursors, continued)
+      // The service builds plain records; the response schema is the contract they are serialized by.
+      return await fetchPosts(app.store, query, scope, cursors, continued) as PostsResponse
     })
   }
 }
