@@ -53,6 +53,10 @@ function describeCounts (counts: Record<DemoRecordKind, number>): string {
   return `${counts.brand} brands, ${counts.account} accounts, ${counts.daily} daily rows, ${counts.post} posts`
 }
 
+function formatBytes (bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`
+}
+
 export function registerDemoCommand (program: Command, io: CliIo): void {
   program.command('demo')
     .description('Generate deterministic synthetic data and import it, or write it to an NDJSON file (--out)')
@@ -72,7 +76,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
       if (options.out !== undefined) {
         const written = await writeDemoNdjson(demo, options.out)
         const seconds = Math.round(performance.now() - started) / 1000
-        say(io, `Wrote ${written.records} records (${describeCounts(written.counts)}) to ${written.file}: ${(written.bytes / 1e6).toFixed(1)} MB in ${seconds} s (${what}).`)
+        say(io, `Wrote ${written.records} records (${describeCounts(written.counts)}) to ${written.file}: ${formatBytes(written.bytes)} in ${seconds} s (${what}).`)
         if (options.json === true) {
           printJson(io, { ...demo, out: written.file, counts: written.counts, records: written.records, bytes: written.bytes, seconds })
         }
