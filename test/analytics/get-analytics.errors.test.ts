@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
       const { status, body } = await client.get({ type: 'DAILY', since: '2026-02-30', until: 'x', brand_id: '1,,2', account_id: '-3', platform: 'fb,myspace', split_by_platform: 'maybe' })
       assert.equal(status, 422)
       assert.deepEqual(locs(body), ['query.type', 'query.since', 'query.until', 'query.brand_id', 'query.account_id', 'query.platform', 'query.split_by_platform'])
-      assert.deepEqual(body.detail[0], { loc: ['query', 'type'], msg: "String should match pattern '^(daily|agg|monthly)$'", type: 'string_pattern_mismatch', ctx: { pattern: '^(daily|agg|monthly)$' } })
+      assert.deepEqual((body.detail as unknown[])[0], { loc: ['query', 'type'], msg: "String should match pattern '^(daily|agg|monthly)$'", type: 'string_pattern_mismatch', ctx: { pattern: '^(daily|agg|monthly)$' } })
       assert.deepEqual([body.error_code, body.status_code, body.status, typeof body.request_id, typeof body.timestamp], ['VALIDATION_ERROR', 422, 'error', 'string', 'string'])
     })
 
@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
       const reversed = await client.get({ since: '2026-04-02', until: '2026-04-01' })
       assert.deepEqual([reversed.status, locs(reversed.body)], [422, ['query.since']])
       const long = await client.get({ since: '2023-01-01', until: '2026-01-01' })
-      assert.deepEqual([long.status, locs(long.body), (long.body.detail[0] as { ctx: unknown }).ctx], [422, ['query.since'], { limit_value: 1096, actual_days: 1097 }])
+      assert.deepEqual([long.status, locs(long.body), (long.body.detail as Array<{ ctx: unknown }>)[0]?.ctx], [422, ['query.since'], { limit_value: 1096, actual_days: 1097 }])
       const limit = await client.get({ since: '2023-01-02', until: '2026-01-01' })
       assert.equal(limit.status, 200)
     })
@@ -61,7 +61,7 @@ for (const dialect of DIALECTS) {
     })
 
     it('400 with exactly {detail} for account_id without exactly one platform', async () => {
-      for (const query of [{ account_id: '10' }, { account_id: '10', platform: 'fb,ig' }, { account_id: '10', brand_id: '3' }]) {
+      for (const query of [{ account_id: '10' } as Record<string, string>, { account_id: '10', platform: 'fb,ig' }, { account_id: '10', brand_id: '3' }]) {
         const { status, body } = await client.get(query)
         assert.equal(status, 400)
         assert.deepEqual(body, ACCOUNT_400)
@@ -77,7 +77,7 @@ for (const dialect of DIALECTS) {
 
     it('404 for an unknown account, one on another platform, one in an inaccessible brand, or outside the given brands', async () => {
       for (const query of [
-        { account_id: '77', platform: 'fb' },
+        { account_id: '77', platform: 'fb' } as Record<string, string>,
         { account_id: '20', platform: 'fb' },
         { account_id: '30', platform: 'fb' },
         { account_id: '10', platform: 'fb', brand_id: '2' },

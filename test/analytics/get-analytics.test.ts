@@ -35,9 +35,29 @@ for (const dialect of DIALECTS) {
       ])
       const first = body.data[0] as Record<string, unknown>
       assert.deepEqual(first, {
-        date: '2026-04-02', brand_id: 1, revenue: 2, views: 1700, followers: 5840, new_followers: 8, posts_count: 5, posts_per_day: 5,
-        interactions: 75, engagement_rate: 0.051724, interaction_rate: 0.051724,
-        video_views_3s: 0, video_views_2s: 0, views_video: 0, reach: 1450, impressions: 0, ad_reach: 0, likes: 40, shares: 0, comments: 0, views_organic: 0, views_paid: 0, link_clicks: 0,
+        date: '2026-04-02',
+        brand_id: 1,
+        revenue: 2,
+        views: 1700,
+        followers: 5840,
+        new_followers: 8,
+        posts_count: 5,
+        posts_per_day: 5,
+        interactions: 75,
+        engagement_rate: 0.051724,
+        interaction_rate: 0.051724,
+        video_views_3s: 0,
+        video_views_2s: 0,
+        views_video: 0,
+        reach: 1450,
+        impressions: 0,
+        ad_reach: 0,
+        likes: 40,
+        shares: 0,
+        comments: 0,
+        views_organic: 0,
+        views_paid: 0,
+        link_clicks: 0,
       })
       // 1.005 units of revenue round half-up to 1.01; a day with nothing reported gives 0, not null.
       assert.equal(body.data[4]?.revenue, 1.01)
@@ -88,9 +108,30 @@ for (const dialect of DIALECTS) {
       const { status, body } = await client.get({ ...PERIOD, type: 'agg', account_id: '10', platform: 'Facebook' })
       assert.equal(status, 200)
       assert.deepEqual(body.data, [{
-        platform: 'fb', account_id: 10, name: 'Acme FR', network_id: 'net-fb-10', storage_avatar: 'https://cdn.example.com/avatars/fb/10.png', permalink: 'https://example.com/fb/10',
-        revenue: 4.24, views: 4200, followers: 5030, new_followers: 33, posts_count: 6, posts_per_day: 1.5, interactions: 165, engagement_rate: 0.061111, interaction_rate: 0.061111,
-        video_views_3s: 0, reach: 2700, impressions: 0, likes: 125, shares: 0, comments: 0, views_organic: 0, views_paid: 0, link_clicks: 0,
+        platform: 'fb',
+        account_id: 10,
+        name: 'Acme FR',
+        network_id: 'net-fb-10',
+        storage_avatar: 'https://cdn.example.com/avatars/fb/10.png',
+        permalink: 'https://example.com/fb/10',
+        revenue: 4.24,
+        views: 4200,
+        followers: 5030,
+        new_followers: 33,
+        posts_count: 6,
+        posts_per_day: 1.5,
+        interactions: 165,
+        engagement_rate: 0.061111,
+        interaction_rate: 0.061111,
+        video_views_3s: 0,
+        reach: 2700,
+        impressions: 0,
+        likes: 125,
+        shares: 0,
+        comments: 0,
+        views_organic: 0,
+        views_paid: 0,
+        link_clicks: 0,
       }])
       assert.deepEqual([body.platforms, body.brand_ids, 'brand_id' in body], [['fb'], [1], false])
     })

@@ -72,7 +72,7 @@ export interface GeneratedDatasetOptions {
 }
 
 /**
- * Three brands; brand 3 has no accounts at all. Account 100 exists on fb (brand 1) and on ig
+ * Four brands; brand 3 has no accounts at all; brand 4 has one (fb 400), for access tests. Account 100 exists on fb (brand 1) and on ig
  * (brand 2): ids are unique per platform only. Revenue only on fb/yt accounts, with half-cent
  * micro values so rounding is exercised. About 20 % of account-days are missing (gaps) and
  * about 15 % of reported metrics are null.
@@ -80,12 +80,12 @@ export interface GeneratedDatasetOptions {
 export function generateDataset (options: GeneratedDatasetOptions): AnalyticsDataset {
   const random = seededRandom(options.seed)
   const int = (max: number): number => Math.floor(random() * (max + 1))
-  const brands = [brandRow(1, 'Acme'), brandRow(2, 'Globex'), brandRow(3, 'Initech')]
+  const brands = [brandRow(1, 'Acme'), brandRow(2, 'Globex'), brandRow(3, 'Initech'), brandRow(4, 'Umbrella')]
   const accounts = [
     accountRow('fb', 100, 1), accountRow('ig', 101, 1), accountRow('tk', 102, 1), accountRow('yt', 103, 1),
     accountRow('ig', 100, 2), accountRow('li', 201, 2), accountRow('sc', 202, 2), accountRow('pi', 203, 2),
     accountRow('fb', 204, 2), accountRow('da', 205, 2, { network_id: null, storage_avatar: null, permalink: null }),
-    accountRow('th', 206, 1),
+    accountRow('th', 206, 1), accountRow('fb', 400, 4),
   ]
   const revenueAccounts = new Set(['fb:100', 'yt:103'])
   const daily: NewDailyMetricsRow[] = []
