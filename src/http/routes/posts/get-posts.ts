@@ -24,7 +24,7 @@ export const getPostsRoute: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   for (const [url, operationId] of [['/posts', 'listPosts'], ['/posts/', 'listPostsTrailingSlash']] as const) {
-    app.get(url, { schema: schemaFor(operationId) }, async (request) => {
+    app.get(url, { schema: schemaFor(operationId), config: { internalErrorDetail: 'Error fetching posts' } }, async (request) => {
       const query = parsePostsQuery(request.query, utcToday())
       const continued = continuedWalk(query, cursors)
       const accessible = await listAccessibleBrandIds(app.store.db, request.user.userId)
