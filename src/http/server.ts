@@ -6,6 +6,9 @@ import { createStore } from '../storage/db.js'
 import { migrateToLatest } from '../storage/migrate.js'
 import { buildApp } from './app.js'
 
+/** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+const SHUTDOWN_GRACE_MS = 10_000
+
 export interface RunningServer {
   app: FastifyInstance
   /** The address it listens on, e.g. http://127.0.0.1:8000. */
@@ -49,6 +52,8 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    // Requests still running after the grace period are cut, so a stuck one cannot block the stop.
+    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref()
     close().catch((error: unknown) => app.log.error({ err: error }, 'shutdown failed'))
   }
   process.on('SIGTERM', onSignal)
