@@ -150,6 +150,21 @@ for (const dialect of DIALECTS) {
       assert.equal((await dailyRow(store, 'pi', 7, '2026-11-01'))?.video_views_2s, 3)
     })
 
+    it('stores texts exactly: tabs, line breaks, backslashes, quotes, \\N, unicode', async () => {
+      const { store } = testStore
+      const title = 'a\tb\nc\r\nd \\ e \\N "q" ☃ 🎉'
+      const path = files.write('texts.ndjson', ndjson(
+        brand(8, title), account('fb', 80, 8, title),
+        { kind: 'post', platform: 'fb', account_id: 80, id: 'x\ty', created_time: '2026-11-01T00:00:00Z', title, description: '\\N' },
+      ))
+      assert.deepEqual((await importFiles(store, [path])).errors, [])
+      const post = await postRow(store, 'fb', 'x\ty')
+      assert.equal(post?.title, title)
+      assert.equal(post?.description, '\\N')
+      const named = await store.db.selectFrom('brands').select('brand_name').where('brand_id', '=', 8).executeTakeFirstOrThrow()
+      assert.equal(named.brand_name, title)
+    })
+
     it('accepts rows for accounts and brands already in the store', async () => {
       const { store } = testStore
       await importFiles(store, [files.write('base.ndjson', ndjson(brand(3), account('yt', 30, 3)))])

@@ -1,55 +1,69 @@
+import { once } from 'node:events'
 import type pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
 import type { ImportWriter } from './import-writer.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
 
 type Row = Record<string, unknown>
 
-/** Rows per statement: large enough to amortise round trips, small enough to stay a few MB. */
-const BATCH_ROWS = 5000
+/** Rows per batch: large enough to amortise round trips, small enough to stay a few MB. */
+const BATCH_ROWS = 20_000
 
-/**
- * One statement upserts a whole batch: each column travels as one array parameter and
- * `unnest` turns them back into rows, so the statement text (and its parameter count) does
- * not grow with the batch, unlike `VALUES ($1, …), (…)`.
- */
-function upsertSql (spec: ImportTable): string {
-  const arrays = spec.columns.map((column, index) => `$${index + 1}::${spec.pgTypes[index] as string}[]`)
-  const stamp = spec.stamped ? `, $${spec.columns.length + 1}::timestamptz` : ''
-  const columns = [...spec.columns, ...(spec.stamped ? ['updated_at'] : [])]
-  return `insert into ${spec.table} (${columns.join(', ')}) ` +
-    `select *${stamp} from unnest(${arrays.join(', ')}) ` +
-    `on conflict (${spec.key.join(', ')}) do update set ${updateAssignments(spec)}`
+/** A value in COPY's text format: `\N` is null; backslash, tab and line breaks are escaped. */
+function copyValue (value: unknown): string {
+  if (value === null || value === undefined) return '\\N'
+  if (typeof value === 'number') return String(value)
+  return String(value).replace(/[\\\t\n\r]/g, (char) => (char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r'))
 }
 
 /**
- * A batch buffer for one table. Rows are keyed by their identity, so a later row with the same
- * key replaces an earlier one in the same batch: PostgreSQL's ON CONFLICT cannot touch one row
- * twice in a statement, and the last record must win.
+ * Upserts through a staging table: each batch is streamed with COPY (the fastest way into
+ * PostgreSQL) into a temporary table shaped like the target, then moved over with one
+ * INSERT … SELECT … ON CONFLICT DO UPDATE. Rows are keyed by identity while buffered, so a later
+ * row with the same key replaces an earlier one: ON CONFLICT cannot touch a row twice in one
+ * statement, and the last record must win.
  */
-class BatchUpsert {
-  private readonly rows = new Map<string, Row>()
-  private readonly sql: string
+class StagedUpsert {
+  private readonly lines = new Map<string, string>()
+  private readonly columns: string[]
+  private readonly stage: string
+  private created = false
 
   constructor (private readonly client: pg.PoolClient, private readonly spec: ImportTable, private readonly now: string) {
-    this.sql = upsertSql(spec)
+    this.columns = [...spec.columns, ...(spec.stamped ? ['updated_at'] : [])]
+    this.stage = `import_stage_${spec.table}`
   }
 
   add (row: Row): Promise<void> | undefined {
     const key = this.spec.key.map((column) => String(row[column])).join('\u0000')
-    // delete + set moves a replaced key to the end, keeping Map order = last-seen order.
-    this.rows.delete(key)
-    this.rows.set(key, row)
-    return this.rows.size >= BATCH_ROWS ? this.flush() : undefined
+    let line = ''
+    for (const column of this.spec.columns) line += copyValue(row[column]) + '\t'
+    line = this.spec.stamped ? line + this.now + '\n' : line.slice(0, -1) + '\n'
+    // delete + set: a replaced key moves to the end, so the Map keeps last-seen order.
+    this.lines.delete(key)
+    this.lines.set(key, line)
+    return this.lines.size >= BATCH_ROWS ? this.flush() : undefined
   }
 
   async flush (): Promise<void> {
-    if (this.rows.size === 0) return
-    const columns = this.spec.columns.map(() => [] as unknown[])
-    for (const row of this.rows.values()) {
-      for (let index = 0; index < columns.length; index += 1) (columns[index] as unknown[]).push(row[this.spec.columns[index] as string])
+    if (this.lines.size === 0) return
+    const columns = this.columns.join(', ')
+    if (!this.created) {
+      // Temporary and dropped at commit or rollback: invisible to other sessions, never left
+      // behind. Only the columns we write, with their types and no constraints or defaults.
+      await this.client.query(`create temp table ${this.stage} on commit drop as select ${columns} from ${this.spec.table} with no data`)
+      this.created = true
     }
-    this.rows.clear()
-    await this.client.query(this.sql, this.spec.stamped ? [...columns, this.now] : columns)
+    const copy = this.client.query(copyFrom(`copy ${this.stage} (${columns}) from stdin`))
+    const done = once(copy, 'finish')
+    copy.end([...this.lines.values()].join(''))
+    this.lines.clear()
+    await done
+    await this.client.query(
+      `insert into ${this.spec.table} (${columns}) select ${columns} from ${this.stage} ` +
+      `on conflict (${this.spec.key.join(', ')}) do update set ${updateAssignments(this.spec)}`,
+    )
+    await this.client.query(`truncate ${this.stage}`)
   }
 }
 
@@ -61,8 +75,8 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string): Pro
     client.release(error as Error)
     throw error
   }
-  const daily = new BatchUpsert(client, DAILY_TABLE, now)
-  const posts = new BatchUpsert(client, POSTS_TABLE, now)
+  const daily = new StagedUpsert(client, DAILY_TABLE, now)
+  const posts = new StagedUpsert(client, POSTS_TABLE, now)
   let released = false
   const release = (error?: Error): void => {
     if (released) return
@@ -70,9 +84,9 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string): Pro
     client.release(error)
   }
   const upsertAll = async (spec: ImportTable, rows: Iterable<Row>): Promise<void> => {
-    const batch = new BatchUpsert(client, spec, now)
-    for (const row of rows) await batch.add(row)
-    await batch.flush()
+    const staged = new StagedUpsert(client, spec, now)
+    for (const row of rows) await staged.add(row)
+    await staged.flush()
   }
   return {
     upsertBrands: async (rows) => { await upsertAll(BRANDS_TABLE, rows) },

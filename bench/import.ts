@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:import -- [ROWS]` (default 200000): the import against each store's own bulk
+ * loader, on the same NDJSON file of daily rows.
+ *
+ *   import    partner-analytics' importSources(fileSource(file)): validate pass + write pass, one
+ *             transaction, upserts.
+ *   baseline  the same file read and JSON-parsed line by line, then
+ *             SQLite: a bare prepared INSERT per row in one transaction;
+ *             PostgreSQL: COPY FROM STDIN (pg-copy-streams) into an identical table.
+ *
+ * Prints rows/s, the ratio, and the peak RSS sampled during each run (memory must stay flat
+ * whatever the file size: try 1000000). PostgreSQL: BENCH_DATABASE_URL, default the test server.
+ */
+import { once } from 'node:events'
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+import { DAILY_COUNT_METRICS, platformMetricsOf } from '../src/domain/metrics.js'
+import { PLATFORM_CODES } from '../src/domain/platforms.js'
+import { fileSource } from '../src/import/file-source.js'
+import { importSources } from '../src/import/import.service.js'
+import { createStore, type Store } from '../src/storage/db.js'
+import { migrateToLatest } from '../src/storage/migrate.js'
+
+const ROWS = Number(process.argv[2] ?? 200_000)
+const ACCOUNTS = 200
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const COLUMNS = ['platform', 'account_id', 'date', 'revenue_micros', ...DAILY_COUNT_METRICS]
+
+if (!Number.isSafeInteger(ROWS) || ROWS < 1) {
+  console.error('usage: npm run bench:import -- [ROWS]   (a positive integer, default 200000)')
+  process.exit(2)
+}
+
+/** Peak RSS while `run` runs, sampled every 20 ms (maxRSS cannot be reset between runs). */
+async function measure<T> (run: () => Promise<T>): Promise<{ result: T, seconds: number, peakRssMb: number }> {
+  let peak = process.memoryUsage.rss()
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 20)
+  const started = performance.now()
+  try {
+    const result = await run()
+    return { result, seconds: (performance.now() - started) / 1000, peakRssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 1048576) }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+async function writeFixture (path: string): Promise<void> {
+  const out = createWriteStream(path)
+  const write = async (line: string): Promise<void> => { if (!out.write(line + '\n')) await once(out, 'drain') }
+  await write(JSON.stringify({ kind: 'brand', brand_id: 1, brand_name: 'Bench' }))
+  for (let a = 0; a < ACCOUNTS; a += 1) {
+    const platform = PLATFORM_CODES[a % PLATFORM_CODES.length]
+    await write(JSON.stringify({ kind: 'account', platform, account_id: 1000 + a, brand_id: 1, account_name: `Account ${a}` }))
+  }
+  const start = Date.UTC(2020, 0, 1)
+  for (let i = 0; i < ROWS; i += 1) {
+    const a = i % ACCOUNTS
+    const platform = PLATFORM_CODES[a % PLATFORM_CODES.length] ?? 'fb'
+    const row: Record<string, unknown> = {
+      kind: 'daily',
+      platform,
+      account_id: 1000 + a,
+      date: new Date(start + Math.floor(i / ACCOUNTS) * 86_400_000).toISOString().slice(0, 10),
+      views: (i * 7919) % 100_000,
+      revenue: ((i * 31) % 100_000) / 100,
+      followers: 10_000 + i % 5000,
+      new_followers: i % 50,
+      posts_count: i % 4,
+      interactions: (i * 13) % 9000,
+    }
+    for (const metric of platformMetricsOf(platform)) row[metric] = (i * 17 + metric.length) % 20_000
+    await write(JSON.stringify(row))
+  }
+  out.end()
+  await once(out, 'finish')
+}
+
+/** The file's daily rows as column arrays, for the baselines (same parse work as the import's). */
+async function * dailyValues (path: string): AsyncIterable<unknown[]> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })
+  for await (const line of lines) {
+    const record = JSON.parse(line) as Record<string, unknown>
+    if (record.kind !== 'daily') continue
+    const revenue = record.revenue as number | undefined
+    yield COLUMNS.map((column) => column === 'revenue_micros'
+      ? (revenue === undefined ? null : Math.round(revenue * 1e6))
+      : record[column] ?? null)
+  }
+}
+
+async function timeImport (store: Store, file: string) {
+  return await measure(async () => await importSources(store, [fileSource(file)]))
+}
+
+async function sqliteBaseline (dir: string, file: string) {
+  const store = createStore({ kind: 'sqlite', file: join(dir, 'baseline.sqlite') })
+  await migrateToLatest(store)
+  if (store.dialect !== 'sqlite') throw new Error('unreachable')
+  const { sqlite } = store
+  // The real table without its foreign key (accounts are not loaded): a plain bulk load.
+  sqlite.exec('create table bench_daily as select * from daily_metrics where 0')
+  sqlite.exec('create unique index bench_daily_pk on bench_daily (platform, account_id, date)')
+  const insert = sqlite.prepare(`insert into bench_daily (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`)
+  const run = await measure(async () => {
+    sqlite.exec('begin')
+    for await (const values of dailyValues(file)) insert.run(values)
+    sqlite.exec('commit')
+  })
+  await store.destroy()
+  return run
+}
+
+function copyText (values: unknown[]): string {
+  return values.map((value) => (value === null ? '\\N' : String(value))).join('\t') + '\n'
+}
+
+async function postgresBaseline (schema: string, file: string) {
+  const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` })
+  await client.connect()
+  try {
+    await client.query('create table bench_daily (like daily_metrics including all)')
+    return await measure(async () => {
+      await client.query('begin')
+      const stream = client.query(copyFrom(`copy bench_daily (${COLUMNS.join(', ')}) from stdin`))
+      for await (const values of dailyValues(file)) {
+        if (!stream.write(copyText(values))) await once(stream, 'drain')
+      }
+      stream.end()
+      await once(stream, 'finish')
+      await client.query('commit')
+    })
+  } finally {
+    await client.end()
+  }
+}
+
+function report (store: string, imported: Awaited<ReturnType<typeof timeImport>>, baseline: { seconds: number, peakRssMb: number }): void {
+  const importRate = Math.round(ROWS / imported.seconds)
+  const baseRate = Math.round(ROWS / baseline.seconds)
+  console.log(`${store.padEnd(10)} import   ${imported.seconds.toFixed(2).padStart(7)} s  ${String(importRate).padStart(8)} rows/s  peak RSS ${imported.peakRssMb} MB`)
+  console.log(`${''.padEnd(10)} baseline ${baseline.seconds.toFixed(2).padStart(7)} s  ${String(baseRate).padStart(8)} rows/s  peak RSS ${baseline.peakRssMb} MB`)
+  console.log(`${''.padEnd(10)} ratio    baseline is ${(baseRate / importRate).toFixed(2)}x faster than the import`)
+}
+
+async function main (): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'pa-bench-import-'))
+  const schema = `bench_${process.pid}`
+  const admin = new pg.Client({ connectionString: PG_URL })
+  try {
+    const file = join(dir, 'daily.ndjson')
+    await writeFixture(file)
+    console.log(`${ROWS} daily rows (+${ACCOUNTS} accounts, 1 brand) in ${file}; node ${process.version}; RSS before: ${Math.round(process.memoryUsage.rss() / 1048576)} MB`)
+
+    const sqlite = createStore({ kind: 'sqlite', file: join(dir, 'import.sqlite') })
+    await migrateToLatest(sqlite)
+    const sqliteImport = await timeImport(sqlite, file)
+    await sqlite.destroy()
+    report('sqlite', sqliteImport, await sqliteBaseline(dir, file))
+
+    await admin.connect()
+    await admin.query(`create schema ${schema}`)
+    const postgres = createStore({ kind: 'postgres', url: PG_URL, schema })
+    await migrateToLatest(postgres)
+    const postgresImport = await timeImport(postgres, file)
+    await postgres.destroy()
+    report('postgres', postgresImport, await postgresBaseline(schema, file))
+  } finally {
+    if (admin.database !== undefined) await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {})
+    await admin.end().catch(() => {})
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
