@@ -1,0 +1,176 @@
+import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
+import { errorFromResponse, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, type PartnerAnalyticsError } from './errors.js'
+import type { AnalyticsEntry, AnalyticsQuery, AnalyticsResponse, Brand, HealthResponse, MeResponse, Post, PostsQuery, PostsResponse, TokenResponse } from './types.js'
+
+export interface ClientOptions {
+  /** e.g. https://api.example.com (no trailing path needed). */
+  baseUrl: string
+  clientKey: string
+  secretKey: string
+  /** Start with this token instead of logging in first (e.g. one cached by the caller). */
+  accessToken?: string
+  /** Retry policy for TOO_MANY_ATTEMPTS and 429. */
+  backoff?: Partial<BackoffOptions>
+  /** Injected for tests and custom transports; global fetch by default. */
+  fetch?: typeof fetch
+  /** How to wait between retries; setTimeout by default. */
+  sleep?: (ms: number) => Promise<void>
+  /** Called before each wait, e.g. to log it. */
+  onRetry?: (info: { attempt: number, delayMs: number, error: PartnerAnalyticsError }) => void
+}
+
+type QueryValue = string | number | boolean | readonly (string | number)[] | undefined
+
+const defaultSleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+/**
+ * The Partner Analytics client. Logs in lazily, sends the bearer token, and follows the
+ * contract's advice (SPEC.md "Authentication"): on TOKEN_EXPIRED one re-login and one retry; no
+ * retry on TOKEN_INVALID; INVALID_CREDENTIALS and USER_DISABLED are thrown as typed errors;
+ * TOO_MANY_ATTEMPTS and 429 are retried with exponential backoff and jitter on top of Retry-After,
+ * a bounded number of times.
+ */
+export class PartnerAnalyticsClient {
+  private readonly baseUrl: string
+  private readonly backoff: BackoffOptions
+  private readonly fetchImpl: typeof fetch
+  private readonly sleep: (ms: number) => Promise<void>
+  private token: string | undefined
+  private pendingLogin: Promise<TokenResponse> | undefined
+
+  constructor (private readonly options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff }
+    this.fetchImpl = options.fetch ?? globalThis.fetch
+    this.sleep = options.sleep ?? defaultSleep
+    this.token = options.accessToken
+  }
+
+  /** POST /auth/login; the token is kept for the following calls. Concurrent callers share one login. */
+  async login (): Promise<TokenResponse> {
+    this.pendingLogin ??= this.send<TokenResponse>('POST', '/auth/login', {}, {
+      api_client_key: this.options.clientKey,
+      api_secret_key: this.options.secretKey,
+    }).then((token) => {
+      this.token = token.access_token
+      return token
+    }).finally(() => { this.pendingLogin = undefined })
+    return await this.pendingLogin
+  }
+
+  async health (): Promise<HealthResponse> {
+    return await this.send<HealthResponse>('GET', '/health', {})
+  }
+
+  /** GET /me: the user and one page of brands. */
+  async me (query: { limit?: number, cursor?: string } = {}): Promise<MeResponse> {
+    return await this.authorized<MeResponse>('/me', query)
+  }
+
+  /** GET /analytics/: one response (one page for type=daily). */
+  async analytics (query: AnalyticsQuery = {}): Promise<AnalyticsResponse> {
+    return await this.authorized<AnalyticsResponse>('/analytics/', { ...query })
+  }
+
+  /** GET /posts: one page. */
+  async posts (query: PostsQuery = {}): Promise<PostsResponse> {
+    return await this.authorized<PostsResponse>('/posts', { ...query })
+  }
+
+  /** Every accessible brand, following /me's next_cursor. */
+  async * brands (options: { pageSize?: number } = {}): AsyncGenerator<Brand> {
+    let cursor: string | undefined
+    do {
+      const page = await this.me({ limit: options.pageSize, cursor })
+      yield * page.brands
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+
+  /** Every page of a type=daily query, following next_cursor until it is absent. */
+  async * dailyPages (query: Omit<AnalyticsQuery, 'type' | 'cursor'> = {}): AsyncGenerator<AnalyticsResponse> {
+    let cursor: string | undefined
+    do {
+      const page = await this.analytics({ ...query, type: 'daily', cursor })
+      yield page
+      cursor = typeof page.next_cursor === 'string' ? page.next_cursor : undefined
+    } while (cursor !== undefined)
+  }
+
+  /** Every daily entry of the period, page after page (latest date first). */
+  async * dailyEntries (query: Omit<AnalyticsQuery, 'type' | 'cursor'> = {}): AsyncGenerator<AnalyticsEntry> {
+    for await (const page of this.dailyPages(query)) yield * page.data
+  }
+
+  /** Every page of a /posts query. */
+  async * postPages (query: Omit<PostsQuery, 'cursor'> = {}): AsyncGenerator<PostsResponse> {
+    let cursor: string | undefined
+    do {
+      const page = await this.posts({ ...query, cursor })
+      yield page
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+
+  /** Every post matching the query, across pages. */
+  async * allPosts (query: Omit<PostsQuery, 'cursor'> = {}): AsyncGenerator<Post> {
+    for await (const page of this.postPages(query)) yield * page.data
+  }
+
+  /** A protected GET: logs in when needed; on TOKEN_EXPIRED logs in again once and retries once. */
+  private async authorized<T> (path: string, query: Record<string, QueryValue>): Promise<T> {
+    if (this.token === undefined) await this.login()
+    try {
+      return await this.send<T>('GET', path, query, undefined, this.token)
+    } catch (error) {
+      if (!(error instanceof TokenExpiredError)) throw error
+      await this.login()
+      return await this.send<T>('GET', path, query, undefined, this.token)
+    }
+  }
+
+  /** One call with the backoff loop for TOO_MANY_ATTEMPTS and 429; other errors are thrown at once. */
+  private async send<T> (method: 'GET' | 'POST', path: string, query: Record<string, QueryValue>, body?: unknown, token?: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.fetchImpl(this.url(path, query), {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const payload = await readJson(response)
+      if (response.ok) {
+        if (payload === undefined) throw new ServerError(`${method} ${path}: the answer is not JSON`, response.status, `HTTP_${response.status}`, response.headers.get('x-request-id') ?? undefined, undefined)
+        return payload as T
+      }
+      const error = errorFromResponse(response.status, payload, response.headers)
+      const retryable = error instanceof TooManyAttemptsError || error instanceof RateLimitError
+      if (!retryable || attempt >= this.backoff.maxAttempts) throw error
+      const delayMs = backoffDelayMs(attempt, error.retryAfterSeconds, this.backoff)
+      this.options.onRetry?.({ attempt, delayMs, error })
+      await this.sleep(delayMs)
+    }
+  }
+
+  private url (path: string, query: Record<string, QueryValue>): string {
+    const url = new URL(this.baseUrl + path)
+    for (const [name, value] of Object.entries(query)) {
+      if (value === undefined) continue
+      url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value))
+    }
+    return url.toString()
+  }
+}
+
+async function readJson (response: Response): Promise<unknown> {
+  const text = await response.text()
+  if (text === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

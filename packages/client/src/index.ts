@@ -1,0 +1,5 @@
+export { PartnerAnalyticsClient, type ClientOptions } from './client.js'
+export { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
+export * from './errors.js'
+export type * from './types.js'
+export type { paths, components, operations } from './generated/openapi.js'

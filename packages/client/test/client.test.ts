@@ -1,0 +1,110 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { setUserDisabled } from '../../../src/users/users.service.js'
+import { createPartner } from '../../../test/helpers/partners.js'
+import { DIALECTS } from '../../../test/helpers/stores.js'
+import {
+  ForbiddenError, InvalidCredentialsError, PartnerAnalyticsClient, TokenInvalidError, UserDisabledError, ValidationError, BadRequestError,
+} from '../src/index.js'
+import { DATASET_START, expectedDailyGroups, POST_COUNT, recordingFetch, startServer, type RunningServer } from './server.js'
+
+const SINCE = DATASET_START
+const UNTIL = '2026-02-09'
+
+for (const dialect of DIALECTS) {
+  describe(`client against a running server (${dialect})`, () => {
+    let server: RunningServer
+
+    before(async () => { server = await startServer(dialect) })
+    after(async () => { await server.close() })
+
+    const clientFor = (overrides: Partial<ConstructorParameters<typeof PartnerAnalyticsClient>[0]> = {}) => new PartnerAnalyticsClient({
+      baseUrl: server.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey, ...overrides,
+    })
+
+    it('logs in lazily once and reads /me with the token', async () => {
+      const recorder = recordingFetch()
+      const client = clientFor({ fetch: recorder.fetch })
+      const me = await client.me()
+      assert.deepEqual(me.brands.map((brand) => brand.brand_id), [1, 2])
+      await client.me()
+      assert.deepEqual(recorder.calls, ['POST /auth/login', 'GET /me', 'GET /me'])
+    })
+
+    it('iterates every brand across /me pages', async () => {
+      const recorder = recordingFetch()
+      const ids: number[] = []
+      for await (const brand of clientFor({ fetch: recorder.fetch }).brands({ pageSize: 1 })) ids.push(brand.brand_id)
+      assert.deepEqual(ids, [1, 2])
+      assert.deepEqual(recorder.calls, ['POST /auth/login', 'GET /me', 'GET /me'])
+    })
+
+    it('walks every daily page: each (date, brand) group exactly once, latest first', async () => {
+      const client = clientFor()
+      const pages: number[] = []
+      const groups: string[] = []
+      for await (const page of client.dailyPages({ since: SINCE, until: UNTIL })) {
+        pages.push(page.total)
+        for (const entry of page.data) groups.push(`${String(entry.date)}|${String(entry.brand_id)}`)
+      }
+      const expected = expectedDailyGroups(server.dataset, [1, 2], SINCE, UNTIL)
+      assert.ok(expected.length > 40, `dataset too small: ${expected.length}`)
+      assert.deepEqual([...groups].sort(), expected)
+      assert.equal(pages.length, Math.ceil(expected.length / 20))
+      assert.ok(pages.slice(0, -1).every((total) => total === 20))
+      const dates = groups.map((group) => group.split('|')[0] ?? '')
+      assert.deepEqual(dates, [...dates].sort().reverse())
+    })
+
+    it('iterates every post across /posts pages', async () => {
+      const ids: string[] = []
+      for await (const post of clientFor().allPosts({ since: SINCE, until: UNTIL, limit: 7 })) ids.push(String(post.id))
+      assert.equal(ids.length, POST_COUNT)
+      assert.equal(new Set(ids).size, POST_COUNT)
+    })
+
+    it('throws InvalidCredentialsError with the request id on a wrong key pair, without retrying', async () => {
+      const recorder = recordingFetch()
+      const client = clientFor({ secretKey: 'pas_' + 'B'.repeat(43), fetch: recorder.fetch })
+      const error = await client.me().catch((caught: unknown) => caught)
+      assert.ok(error instanceof InvalidCredentialsError)
+      assert.equal(error.status, 401)
+      assert.equal(error.errorCode, 'INVALID_CREDENTIALS')
+      assert.equal(error.message, 'Invalid API client key or secret')
+      assert.match(error.requestId ?? '', /.+/)
+      assert.deepEqual(recorder.calls, ['POST /auth/login'])
+    })
+
+    it('throws UserDisabledError (403) for a disabled user', async () => {
+      const disabled = await createPartner(server.testStore.store, { brandIds: [1] })
+      await setUserDisabled(server.testStore.store.db, disabled.userId, true)
+      const client = clientFor({ clientKey: disabled.clientKey, secretKey: disabled.secretKey })
+      const error = await client.login().catch((caught: unknown) => caught)
+      assert.ok(error instanceof UserDisabledError)
+      assert.equal(error.status, 403)
+      assert.equal(error.errorCode, 'USER_DISABLED')
+    })
+
+    it('does not retry or re-login on TOKEN_INVALID', async () => {
+      const recorder = recordingFetch()
+      const client = clientFor({ accessToken: 'not.a.token', fetch: recorder.fetch })
+      const error = await client.me().catch((caught: unknown) => caught)
+      assert.ok(error instanceof TokenInvalidError)
+      assert.equal(error.errorCode, 'TOKEN_INVALID')
+      assert.deepEqual(recorder.calls, ['GET /me'])
+    })
+
+    it('maps 400, 403 and 422 to typed errors carrying the details', async () => {
+      const client = clientFor()
+      const bad = await client.analytics({ account_id: 100 }).catch((caught: unknown) => caught)
+      assert.ok(bad instanceof BadRequestError)
+      assert.equal(bad.message, 'account_id requires exactly one platform to be specified')
+      const forbidden = await client.analytics({ brand_id: [1, 4] }).catch((caught: unknown) => caught)
+      assert.ok(forbidden instanceof ForbiddenError)
+      assert.equal(forbidden.status, 403)
+      const invalid = await client.analytics({ since: '2026-02-30' }).catch((caught: unknown) => caught)
+      assert.ok(invalid instanceof ValidationError)
+      assert.deepEqual(invalid.issues.map((item) => item.loc), [['query', 'since']])
+    })
+  })
+}
