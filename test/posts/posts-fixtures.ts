@@ -89,3 +89,31 @@ export async function postsClient (app: FastifyInstance, test: TestStore, brandI
     },
   }
 }
+
+/**
+ * Follows next_cursor from the first page to the last, checking the paging contract on the way:
+ * every page before the last holds exactly `limit` records, the last one has next_cursor null.
+ * `between` runs after each page but the last (to change the store mid-walk).
+ */
+export async function walkPages (client: Client, query: Record<string, string>, limit: number, between?: (page: number) => Promise<void>): Promise<Array<Record<string, unknown>>> {
+  const records: Array<Record<string, unknown>> = []
+  let cursor: string | null = null
+  for (let page = 1; page < 1000; page += 1) {
+    const { status, body } = await client.get({ ...query, limit: String(limit), ...(cursor === null ? {} : { cursor }) })
+    if (status !== 200) throw new Error(`page ${page}: ${status} ${JSON.stringify(body)}`)
+    records.push(...body.data)
+    cursor = body.next_cursor
+    if (cursor === null) {
+      if (body.data.length === 0 && page > 1) throw new Error(`page ${page} is empty: the previous page should have had next_cursor null`)
+      return records
+    }
+    if (body.data.length !== limit) throw new Error(`page ${page} holds ${body.data.length} records, not ${limit}, yet has a next_cursor`)
+    if (between !== undefined) await between(page)
+  }
+  throw new Error('the walk did not end')
+}
+
+/** `id@platform` of each record: ids are unique per platform only. */
+export function keysOf (records: Array<Record<string, unknown>>): string[] {
+  return records.map((record) => `${String(record.id)}@${String(record.platform)}`)
+}
