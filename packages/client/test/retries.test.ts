@@ -1,0 +1,113 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { backoffDelayMs, DEFAULT_BACKOFF, PartnerAnalyticsClient, RateLimitError, TooManyAttemptsError, parseRetryAfter } from '../src/index.js'
+import { awaitRoomInMinute } from '../../../test/helpers/redis.js'
+import { recordingFetch, startServer, type RunningServer } from './server.js'
+
+/** Token expiry, lockout and rate limiting against a real server (SQLite: the store is not what is tested). */
+describe('client retries against a running server', () => {
+  let server: RunningServer
+
+  before(async () => { server = await startServer('sqlite') })
+  after(async () => { await server.close() })
+
+  it('on TOKEN_EXPIRED logs in again once and retries once (TOKEN_TTL_SECONDS=1)', async () => {
+    const shortLived = await server.startSibling({ TOKEN_TTL_SECONDS: '1' })
+    const recorder = recordingFetch()
+    const client = new PartnerAnalyticsClient({ baseUrl: shortLived.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey, fetch: recorder.fetch })
+    const token = await client.login()
+    assert.equal(token.expires_in, 1)
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const me = await client.me()
+    assert.deepEqual(me.brands.map((brand) => brand.brand_id), [1, 2])
+    assert.deepEqual(recorder.calls, ['POST /auth/login', 'GET /me', 'POST /auth/login', 'GET /me'])
+  })
+
+  it('backs off on 429 honouring Retry-After, a bounded number of times (RATE_LIMIT_PER_MINUTE=2)', async () => {
+    // Fixed windows: keep all three calls inside one minute.
+    await awaitRoomInMinute()
+    const limited = await server.startSibling({ RATE_LIMIT_PER_MINUTE: '2' })
+    const recorder = recordingFetch()
+    const waits: number[] = []
+    const retryAfters: Array<number | undefined> = []
+    const client = new PartnerAnalyticsClient({
+      baseUrl: limited.baseUrl,
+      clientKey: server.partner.clientKey,
+      secretKey: server.partner.secretKey,
+      fetch: recorder.fetch,
+      backoff: { maxAttempts: 3, baseDelayMs: 100, random: () => 0.5 },
+      // Record instead of waiting up to a minute for the window: the policy is what is tested here.
+      sleep: async (ms) => { waits.push(ms) },
+      onRetry: ({ error }) => { retryAfters.push((error as RateLimitError).retryAfterSeconds) },
+    })
+    await client.me()
+    await client.me()
+    const error = await client.me().catch((caught: unknown) => caught)
+    assert.ok(error instanceof RateLimitError)
+    assert.equal(error.status, 429)
+    assert.equal(error.errorCode, 'RATE_LIMIT_EXCEEDED')
+    assert.ok((error.retryAfterSeconds ?? 0) >= 1)
+    // Three attempts of the third call, two waits between them: Retry-After plus 75 ms, then 150 ms of jitter.
+    assert.deepEqual(recorder.calls.slice(-3), ['GET /me', 'GET /me', 'GET /me'])
+    assert.equal(waits.length, 2)
+    assert.deepEqual(waits, [(retryAfters[0] ?? 0) * 1000 + 75, (retryAfters[1] ?? 0) * 1000 + 150])
+  })
+
+  it('waits out a TOO_MANY_ATTEMPTS lockout (Retry-After) and then logs in', async () => {
+    const strict = await server.startSibling({ LOGIN_MAX_FAILURES: '1', LOGIN_LOCKOUT_SECONDS: '2' })
+    // One wrong secret for this key locks it for 2 seconds.
+    await fetch(`${strict.baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_client_key: server.partner.clientKey, api_secret_key: 'pas_' + 'C'.repeat(43) }) })
+    const waits: number[] = []
+    const client = new PartnerAnalyticsClient({
+      baseUrl: strict.baseUrl,
+      clientKey: server.partner.clientKey,
+      secretKey: server.partner.secretKey,
+      backoff: { maxAttempts: 4, baseDelayMs: 50 },
+      sleep: async (ms) => { waits.push(ms); await new Promise((resolve) => setTimeout(resolve, ms)) },
+    })
+    const started = Date.now()
+    const token = await client.login()
+    assert.equal(token.token_type, 'bearer')
+    assert.ok(waits.length >= 1)
+    assert.ok((waits[0] ?? 0) >= 1000, `first wait ${waits[0]} ms ignores Retry-After`)
+    assert.ok(Date.now() - started >= 1000)
+  })
+
+  it('gives up on TOO_MANY_ATTEMPTS with a typed error after the last attempt', async () => {
+    const strict = await server.startSibling({ LOGIN_MAX_FAILURES: '1', LOGIN_LOCKOUT_SECONDS: '600' })
+    await fetch(`${strict.baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_client_key: server.partner.clientKey, api_secret_key: 'pas_' + 'D'.repeat(43) }) })
+    const recorder = recordingFetch()
+    const waits: number[] = []
+    const client = new PartnerAnalyticsClient({
+      baseUrl: strict.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey, fetch: recorder.fetch,
+      backoff: { maxAttempts: 2 }, sleep: async (ms) => { waits.push(ms) },
+    })
+    const error = await client.me().catch((caught: unknown) => caught)
+    assert.ok(error instanceof TooManyAttemptsError)
+    assert.equal(error.status, 401)
+    assert.ok((error.retryAfterSeconds ?? 0) > 500)
+    assert.deepEqual(recorder.calls, ['POST /auth/login', 'POST /auth/login'])
+    assert.equal(waits.length, 1)
+  })
+})
+
+describe('backoffDelayMs', () => {
+  const options = { ...DEFAULT_BACKOFF, baseDelayMs: 500, maxDelayMs: 4000 }
+
+  it('doubles per retry up to the ceiling, with half of each delay random', () => {
+    assert.deepEqual([1, 2, 3, 4, 5].map((retry) => backoffDelayMs(retry, undefined, { ...options, random: () => 0 })), [250, 500, 1000, 2000, 2000])
+    assert.deepEqual([1, 2, 3, 4, 5].map((retry) => backoffDelayMs(retry, undefined, { ...options, random: () => 0.999999 })), [500, 1000, 2000, 4000, 4000])
+  })
+
+  it('adds the jitter on top of Retry-After, never below it', () => {
+    assert.equal(backoffDelayMs(1, 7, { ...options, random: () => 0 }), 7250)
+    assert.equal(backoffDelayMs(2, 7, { ...options, random: () => 0.5 }), 7750)
+  })
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    assert.equal(parseRetryAfter('42'), 42)
+    assert.equal(parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 0, 30)).toUTCString(), Date.UTC(2030, 0, 1)), 30)
+    assert.equal(parseRetryAfter(null), undefined)
+    assert.equal(parseRetryAfter('soon'), undefined)
+  })
+})
