@@ -1,0 +1,19 @@
+// autocannon ships no types; this is the small part bench/analytics.ts uses.
+declare module 'autocannon' {
+  interface Options {
+    url: string
+    connections?: number
+    duration?: number
+    headers?: Record<string, string>
+  }
+  interface Histogram { average: number, p50: number, p99: number }
+  interface Result {
+    requests: Histogram & { total: number }
+    latency: Histogram
+    non2xx: number
+    errors: number
+    timeouts: number
+  }
+  function autocannon (options: Options): Promise<Result>
+  export default autocannon
+}
