@@ -10,8 +10,20 @@ const PERIOD = { since: '2026-11-01', until: '2026-11-07' }
 /** One post per platform in brands 1 and 2, two outside the period, one in brand 3 (not granted). */
 const POSTS = [
   postRow('fb', 'fb-1', 10, '2026-11-03T10:00:00Z', {
-    type: 'video_inline', post_type: 'video', description: 'A launch video', thumbnail_url: 'https://cdn.example.com/fb-1.jpg',
-    subjects: 'launch', category: 'Product', views: 1000, likes: 50, comments: 10, shares: 5, interactions: 65, reach: 800, impressions: 1200, revenue_micros: 1_234_567,
+    type: 'video_inline',
+    post_type: 'video',
+    description: 'A launch video',
+    thumbnail_url: 'https://cdn.example.com/fb-1.jpg',
+    subjects: 'launch',
+    category: 'Product',
+    views: 1000,
+    likes: 50,
+    comments: 10,
+    shares: 5,
+    interactions: 65,
+    reach: 800,
+    impressions: 1200,
+    revenue_micros: 1_234_567,
   }),
   postRow('ig', 'ig-1', 11, '2026-11-04T09:00:00Z', { type: 'REELS', post_type: 'reel', views: 500, likes: 40, comments: 4, shares: 2, interactions: 46, reach: 400 }),
   postRow('tk', 'tk-1', 12, '2026-11-05T12:00:00Z', { type: 'video', post_type: 'video', views: 2000, likes: 100, comments: 20, shares: 10, interactions: 130 }),
