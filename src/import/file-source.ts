@@ -15,7 +15,7 @@ export function fileSource (path: string): RecordSource {
 }
 
 async function * readNdjson (path: string): AsyncIterable<RawRecord> {
-  const input = createReadStream(path, { encoding: 'utf8' })
+  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })
   const lines = createInterface({ input, crlfDelay: Infinity })
   let line = 0
   try {

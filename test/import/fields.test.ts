@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import fc from 'fast-check'
 import { derivePostType, resolvePostType } from '../../src/domain/post-types.js'
 import { checkCount, checkDate, checkMoney, checkTimestamp, FieldError } from '../../src/import/fields.js'
 
@@ -17,6 +18,25 @@ describe('import field checks (pure)', () => {
     assert.equal(message(checkMoney('revenue', 0.1 + 0.2)), 'revenue has more than 6 decimals (got 0.30000000000000004); money is stored in micro-units')
     assert.equal(message(checkMoney('revenue', -1)), 'revenue must not be negative (got -1)')
     assert.equal(message(checkMoney('revenue', 1e21)), 'revenue is too large (got 1e+21)')
+  })
+
+  it('money: any amount written with up to 6 decimals maps to its exact micro-units; 7 or more are refused', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 0, max: 9 }), (units, decimals) => {
+      // The amount `units / 10^decimals`, written out as decimal text, then parsed as JSON would.
+      const digits = units.toString().padStart(decimals + 1, '0')
+      const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`
+      const value = Number(text)
+      const checked = checkMoney('revenue', value)
+      const significant = text.includes('.') ? text.replace(/0+$/, '').split('.')[1]?.length ?? 0 : 0
+      if (significant > 6 && String(value) === text.replace(/\.?0+$/, '')) {
+        assert.ok(checked instanceof FieldError, `${text} must be refused`)
+      } else if (!(checked instanceof FieldError)) {
+        // Accepted: exact micro-units of the number JSON gave us.
+        const shortest = String(value)
+        const [whole = '', fraction = ''] = shortest.includes('e') ? [shortest, ''] : shortest.split('.')
+        if (!shortest.includes('e')) assert.equal(checked, Number(BigInt(whole + fraction.padEnd(6, '0'))))
+      }
+    }), { numRuns: 2000 })
   })
 
   it('counts are null or non-negative safe integers', () => {
