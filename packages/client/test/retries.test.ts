@@ -79,8 +79,12 @@ describe('client retries against a running server', () => {
     const recorder = recordingFetch()
     const waits: number[] = []
     const client = new PartnerAnalyticsClient({
-      baseUrl: strict.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey, fetch: recorder.fetch,
-      backoff: { maxAttempts: 2 }, sleep: async (ms) => { waits.push(ms) },
+      baseUrl: strict.baseUrl,
+      clientKey: server.partner.clientKey,
+      secretKey: server.partner.secretKey,
+      fetch: recorder.fetch,
+      backoff: { maxAttempts: 2 },
+      sleep: async (ms) => { waits.push(ms) },
     })
     const error = await client.me().catch((caught: unknown) => caught)
     assert.ok(error instanceof TooManyAttemptsError)

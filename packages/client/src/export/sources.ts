@@ -1,0 +1,55 @@
+import type { PartnerAnalyticsClient } from '../client.js'
+import type { AnalyticsQuery, PostsQuery } from '../types.js'
+import type { Row } from './formats.js'
+
+/**
+ * What an export walks: every row of the query, page after page, with progress measured in days
+ * of the period covered so far (daily entries and posts come latest first).
+ */
+
+export interface Progress {
+  /** Days of the period; known once the first page arrives (the server resolves default dates). */
+  start: (totalDays: number) => void
+  /** Days covered so far and rows so far. */
+  update: (daysCovered: number, rows: number) => void
+}
+
+const DAY_MS = 86_400_000
+const daysBetween = (from: string, to: string): number => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1
+
+export async function * analyticsRows (client: PartnerAnalyticsClient, query: AnalyticsQuery, progress: Progress): AsyncGenerator<Row> {
+  if (query.type === 'monthly' || query.type === 'agg') {
+    progress.start(1)
+    const response = await client.analytics(query)
+    yield * response.data as Row[]
+    progress.update(1, response.data.length)
+    return
+  }
+  let rows = 0
+  let started = false
+  for await (const page of client.dailyPages(query)) {
+    const since = String(page.since)
+    const until = String(page.until)
+    if (!started) { progress.start(daysBetween(since, until)); started = true }
+    for (const entry of page.data) { rows++; yield entry as Row }
+    const oldest = page.data.at(-1)?.date
+    const covered = page.next_cursor === undefined || typeof oldest !== 'string' ? daysBetween(since, until) : daysBetween(oldest, until)
+    progress.update(covered, rows)
+  }
+}
+
+export async function * postRows (client: PartnerAnalyticsClient, query: PostsQuery, progress: Progress): AsyncGenerator<Row> {
+  let rows = 0
+  let started = false
+  for await (const page of client.postPages(query)) {
+    const since = String(page.since)
+    const until = String(page.until)
+    if (!started) { progress.start(daysBetween(since, until)); started = true }
+    for (const post of page.data) { rows++; yield post as Row }
+    // Progress by date holds only for the default order (created_time, latest first); otherwise it fills at the end.
+    const byDate = (query.order_by ?? 'created_time') === 'created_time' && (query.order ?? 'desc') === 'desc'
+    const oldest = String(page.data.at(-1)?.created_time ?? since).slice(0, 10)
+    const covered = page.next_cursor === null ? daysBetween(since, until) : byDate ? daysBetween(oldest, until) : 0
+    progress.update(covered, rows)
+  }
+}
