@@ -92,7 +92,8 @@ for (const dialect of DIALECTS) {
     })
 
     it('answers 400 with the bare detail when account_id has no or several platforms, before 403', async () => {
-      for (const query of [{ account_id: '10' }, { account_id: '10', platform: 'fb,ig' }, { account_id: '10', brand_id: '3' }]) {
+      const queries: Array<Record<string, string>> = [{ account_id: '10' }, { account_id: '10', platform: 'fb,ig' }, { account_id: '10', brand_id: '3' }]
+      for (const query of queries) {
         const { status, body } = await client.get(query)
         assert.equal(status, 400)
         assert.deepEqual(body, ACCOUNT_DETAIL)
@@ -110,7 +111,8 @@ for (const dialect of DIALECTS) {
     })
 
     it('answers 404 for an account not on that platform, in a brand not granted, or outside the brand_id given', async () => {
-      for (const query of [{ account_id: '11', platform: 'fb' }, { account_id: '30', platform: 'fb' }, { account_id: '10', platform: 'fb', brand_id: '2' }]) {
+      const queries: Array<Record<string, string>> = [{ account_id: '11', platform: 'fb' }, { account_id: '30', platform: 'fb' }, { account_id: '10', platform: 'fb', brand_id: '2' }]
+      for (const query of queries) {
         const { status, body } = await client.get(query)
         assert.equal(status, 404, JSON.stringify(query))
         assert.equal(body.error_code, 'NOT_FOUND')

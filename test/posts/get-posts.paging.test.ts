@@ -58,7 +58,8 @@ for (const dialect of DIALECTS) {
       const same = await client.get({ since: '2026-11-02', until: '2026-11-02', brand_id: '01', platform: 'TikTok', post_type: 'video', limit: '3', cursor })
       assert.equal(same.status, 200)
       assert.deepEqual(ids(same.body.data), ['s3', 's2', 's1'])
-      for (const changed of [{ order: 'asc' }, { order_by: 'views' }, { platform: 'tk,fb' }, { until: '2026-11-03' }, { brand_id: '1,2' }, { topics: 'true' }, { post_type: 'image' }]) {
+      const changes: Array<Record<string, string>> = [{ order: 'asc' }, { order_by: 'views' }, { platform: 'tk,fb' }, { until: '2026-11-03' }, { brand_id: '1,2' }, { topics: 'true' }, { post_type: 'image' }]
+      for (const changed of changes) {
         const other = await client.get({ ...query, ...changed, cursor })
         assert.equal(other.status, 422, JSON.stringify(changed))
         assert.deepEqual(other.body.detail.map((item: { loc: string[] }) => item.loc), [['query', 'cursor']])
