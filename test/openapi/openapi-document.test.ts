@@ -19,6 +19,7 @@ const CONTRACT_STATUSES: Record<string, number[]> = {
   'POST /auth/login': [200, 401, 403, 422, 429, 500],
   'GET /me': [200, 401, 403, 422, 429, 500],
   'GET /analytics/': [200, 400, 401, 403, 404, 422, 429, 500],
+  'GET /posts': [200, 400, 401, 403, 404, 422, 429, 500],
 }
 
 /** Routes the document leaves out on purpose: itself and the reference page's assets. */

@@ -5,6 +5,7 @@ import { generateDataset, insertDataset } from '../helpers/analytics-fixtures.js
 import { buildTestApp } from '../helpers/app.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
+import { insertPosts, postRow } from '../posts/posts-fixtures.js'
 import { fetchDocument, ResponseValidator } from './document.js'
 
 /**
@@ -26,6 +27,11 @@ for (const dialect of DIALECTS) {
       await insertDataset(testStore.store.db, generateDataset({ seed: 6, start: '2026-01-01', days: 40 }))
       app = await buildTestApp(testStore.store)
       validator = new ResponseValidator(await fetchDocument(app))
+      await insertPosts(testStore.store.db, [
+        postRow('fb', 'p1', 100, '2026-01-03T10:00:00Z', { views: 10, title: 'Launch' }),
+        postRow('ig', 'p2', 100, '2026-01-04T11:00:00Z'),
+        postRow('fb', 'p3', 100, '2026-01-05T12:00:00Z', { views: 30 }),
+      ])
       partner = await createPartner(testStore.store, { brandIds: [1, 2] })
       token = await loginToken(app, partner)
     })
@@ -86,6 +92,15 @@ for (const dialect of DIALECTS) {
       await expectDocumented('GET', '/analytics/?brand_id=4', 403, auth())
       await expectDocumented('GET', '/analytics/?account_id=400&platform=fb', 404, auth())
       await expectDocumented('GET', '/analytics/?type=DAILY', 422, auth())
+    })
+
+    it('GET /posts: 200 (two pages, topics and category), 400, 422', async () => {
+      const first = await expectDocumented('GET', '/posts?since=2026-01-01&until=2026-01-31&limit=2&topics=true&category=true', 200, auth())
+      assert.equal(first.json().data.length, 2)
+      const last = await expectDocumented('GET', `/posts?since=2026-01-01&until=2026-01-31&limit=2&topics=true&category=true&cursor=${encodeURIComponent(first.json().next_cursor)}`, 200, auth())
+      assert.equal(last.json().next_cursor, null)
+      await expectDocumented('GET', '/posts?account_id=100', 400, auth())
+      await expectDocumented('GET', '/posts?order_by=likes', 422, auth())
     })
 
     it('GET /health: 200, and an unknown route: 404 with the ErrorBody component', async () => {
