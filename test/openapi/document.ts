@@ -1,4 +1,4 @@
-import Ajv2020 from 'ajv/dist/2020.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 /** Helpers shared by the OpenAPI tests: fetch the document, validate real responses against it. */
@@ -20,7 +20,7 @@ export interface OpenApiDoc {
   openapi: string
   info: { description: string }
   paths: Record<string, Record<string, OpenApiOperation>>
-  components: { schemas: Record<string, unknown>, headers: Record<string, { required?: boolean, schema: { type?: string } }>, securitySchemes: Record<string, unknown> }
+  components: { schemas: Record<string, unknown>, headers: Record<string, { required?: boolean, schema?: { type?: string } }>, securitySchemes: Record<string, unknown> }
 }
 
 export async function fetchDocument (app: FastifyInstance): Promise<OpenApiDoc> {
@@ -83,7 +83,7 @@ export class ResponseValidator {
         if (header.required === true || options.includeOptional) problems.push(`${name}: missing`)
         continue
       }
-      if (header.schema.type === 'integer' && !/^\d+$/.test(String(value))) problems.push(`${name}: "${String(value)}" is not an integer`)
+      if (header.schema?.type === 'integer' && !/^\d+$/.test(String(value))) problems.push(`${name}: "${String(value)}" is not an integer`)
     }
     return problems
   }
