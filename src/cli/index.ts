@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { ConfigError } from '../config/load.js'
 import { AppError } from '../errors.js'
 import { VERSION } from '../version.js'
+import { registerDemoCommand } from './commands/demo.js'
 import { registerImportCommand } from './commands/import.js'
 import { registerMigrateCommand } from './commands/migrate.js'
 import { registerServeCommand } from './commands/serve.js'
@@ -23,6 +24,7 @@ export function buildProgram (io: CliIo): Command {
   registerMigrateCommand(program, io)
   registerUserCommands(program, io)
   registerImportCommand(program, io)
+  registerDemoCommand(program, io)
   for (const command of program.commands) exitOverrideDeep(command)
   return program
 }
