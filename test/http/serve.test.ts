@@ -112,7 +112,11 @@ describe('serve on the embedded default database', () => {
     // A login whose body is still arriving when the signal comes: the request is in flight.
     const body = JSON.stringify({ api_client_key: 'not-a-key', api_secret_key: 'not-a-secret' })
     const request = httpRequest({
-      host: '127.0.0.1', port, method: 'POST', path: '/auth/login', agent: false,
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/auth/login',
+      agent: false,
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     })
     const response = new Promise<{ status: number, body: string }>((resolve, reject) => {
