@@ -112,11 +112,12 @@ for (const dialect of DIALECTS) {
     })
 
     it('expires a real token after TOKEN_TTL_SECONDS', async () => {
-      const shortLived = await buildTestApp(test.store, { TOKEN_TTL_SECONDS: '1' })
+      // exp has whole-second precision, so a 2 s lifetime is valid for at least 1 s after login.
+      const shortLived = await buildTestApp(test.store, { TOKEN_TTL_SECONDS: '2' })
       try {
         const short = await loginToken(shortLived, partner)
         assert.equal((await shortLived.inject({ url: '/me', headers: bearer(short) })).statusCode, 200)
-        await new Promise((resolve) => setTimeout(resolve, 2100))
+        await new Promise((resolve) => setTimeout(resolve, 3100))
         assertRefused(await shortLived.inject({ url: '/me', headers: bearer(short) }), 401, 'TOKEN_EXPIRED', 'Token has expired', INVALID_TOKEN_CHALLENGE)
       } finally {
         await shortLived.close()

@@ -11,13 +11,14 @@ describe('client retries against a running server', () => {
   before(async () => { server = await startServer('sqlite') })
   after(async () => { await server.close() })
 
-  it('on TOKEN_EXPIRED logs in again once and retries once (TOKEN_TTL_SECONDS=1)', async () => {
-    const shortLived = await server.startSibling({ TOKEN_TTL_SECONDS: '1' })
+  it('on TOKEN_EXPIRED logs in again once and retries once (TOKEN_TTL_SECONDS=2)', async () => {
+    // exp has whole-second precision, so a 2 s lifetime leaves the renewed token at least 1 s.
+    const shortLived = await server.startSibling({ TOKEN_TTL_SECONDS: '2' })
     const recorder = recordingFetch()
     const client = new PartnerAnalyticsClient({ baseUrl: shortLived.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey, fetch: recorder.fetch })
     const token = await client.login()
-    assert.equal(token.expires_in, 1)
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    assert.equal(token.expires_in, 2)
+    await new Promise((resolve) => setTimeout(resolve, 3100))
     const me = await client.me()
     assert.deepEqual(me.brands.map((brand) => brand.brand_id), [1, 2])
     assert.deepEqual(recorder.calls, ['POST /auth/login', 'GET /me', 'POST /auth/login', 'GET /me'])
