@@ -1,3 +1,4 @@
+import { POSTS_WALK_MAX_AGE_SECONDS } from '../domain/posts-walk.js'
 import { issue, validationError } from '../errors.js'
 import type { CursorCodec } from '../http/cursor.js'
 import type { Period } from '../http/params.js'
@@ -21,6 +22,8 @@ export interface PostPosition {
 export interface PostsWalk {
   /** Posts are read as of this revision of the post clock (the first page's). */
   snapshot: number
+  /** Unix seconds when the first page was served; walks older than a day are refused. */
+  startedAt: number
   period: Period
   after: PostPosition
 }
@@ -45,31 +48,39 @@ export function cursorBinding (request: PostsRequest): unknown {
 }
 
 export function encodePostsCursor (cursors: CursorCodec, request: PostsRequest, walk: PostsWalk): string {
-  const { snapshot, period, after } = walk
-  return cursors.encode([snapshot, period.since, period.until, after.value, after.id, after.platformRank], cursorBinding(request))
+  const { snapshot, startedAt, period, after } = walk
+  return cursors.encode([snapshot, startedAt, period.since, period.until, after.value, after.id, after.platformRank], cursorBinding(request))
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 
 function walkFrom (payload: unknown): PostsWalk | undefined {
-  if (!Array.isArray(payload) || payload.length !== 6) return undefined
-  const [snapshot, since, until, value, id, platformRank] = payload as unknown[]
-  if (!Number.isSafeInteger(snapshot) || !Number.isSafeInteger(platformRank)) return undefined
+  if (!Array.isArray(payload) || payload.length !== 7) return undefined
+  const [snapshot, startedAt, since, until, value, id, platformRank] = payload as unknown[]
+  if (!Number.isSafeInteger(snapshot) || !Number.isSafeInteger(startedAt) || !Number.isSafeInteger(platformRank)) return undefined
   if (typeof since !== 'string' || !DATE.test(since) || typeof until !== 'string' || !DATE.test(until)) return undefined
   if (typeof id !== 'string') return undefined
   if (value !== null && typeof value !== 'string' && !Number.isSafeInteger(value)) return undefined
   return {
     snapshot: snapshot as number,
+    startedAt: startedAt as number,
     period: { since, until },
     after: { value: value as string | number | null, id, platformRank: platformRank as number },
   }
 }
 
-/** @throws AppError VALIDATION_ERROR on `cursor` when it is garbage, edited or from another query */
-export function decodePostsCursor (cursors: CursorCodec, request: PostsRequest, cursor: string): PostsWalk {
+/** @throws AppError VALIDATION_ERROR on `cursor` when it is garbage, edited, from another query or too old */
+export function decodePostsCursor (cursors: CursorCodec, request: PostsRequest, cursor: string, nowSeconds = unixSeconds()): PostsWalk {
   const walk = walkFrom(cursors.decode(cursor, cursorBinding(request)))
   if (walk === undefined) {
     throw validationError([issue(['query', 'cursor'], 'Invalid cursor: use the next_cursor of a response to this same query', 'cursor_invalid')])
   }
+  if (nowSeconds - walk.startedAt > POSTS_WALK_MAX_AGE_SECONDS) {
+    throw validationError([issue(['query', 'cursor'], 'Cursor expired: a page walk must finish within 24 hours; start again from the first page', 'cursor_expired', { max_age_seconds: POSTS_WALK_MAX_AGE_SECONDS })])
+  }
   return walk
+}
+
+export function unixSeconds (): number {
+  return Math.floor(Date.now() / 1000)
 }

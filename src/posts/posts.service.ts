@@ -3,7 +3,7 @@ import type { PlatformCode } from '../domain/platforms.js'
 import type { CursorCodec } from '../http/cursor.js'
 import type { Period } from '../http/params.js'
 import type { Store } from '../storage/db.js'
-import { decodePostsCursor, encodePostsCursor, type PostsWalk } from './cursor.js'
+import { decodePostsCursor, encodePostsCursor, unixSeconds, type PostsWalk } from './cursor.js'
 import type { PostsRequest } from './params.js'
 import { buildPostsPageQuery, readPostClock } from './posts.query.js'
 import { toPostRecord, type PostRecord } from './record.js'
@@ -37,6 +37,7 @@ export function continuedWalk (request: PostsRequest, cursors: CursorCodec): Pos
 export async function fetchPosts (store: Store, request: PostsRequest, scope: Scope, cursors: CursorCodec, continued: PostsWalk | undefined): Promise<PostsEnvelope> {
   const period: Period = continued?.period ?? request.period
   const snapshot = continued?.snapshot ?? await readPostClock(store.db)
+  const startedAt = continued?.startedAt ?? unixSeconds()
 
   // A user with no brands has nothing to read (and `in ()` is not valid SQL).
   const rows = scope.brandIds.length === 0
@@ -56,7 +57,7 @@ export async function fetchPosts (store: Store, request: PostsRequest, scope: Sc
   const page = rows.slice(0, request.limit)
   const last = page.at(-1)
   const walk: PostsWalk | undefined = rows.length > request.limit && last !== undefined
-    ? { snapshot, period, after: { value: last.sort_value, id: last.id, platformRank: Number(last.platform_rank) } }
+    ? { snapshot, startedAt, period, after: { value: last.sort_value, id: last.id, platformRank: Number(last.platform_rank) } }
     : undefined
   const envelope: PostsEnvelope = {
     data: page.map((row) => toPostRecord(row, request)),

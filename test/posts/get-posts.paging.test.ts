@@ -1,9 +1,14 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
+import { POST_HISTORY_RETENTION_SECONDS, POSTS_WALK_MAX_AGE_SECONDS } from '../../src/domain/posts-walk.js'
+import { AppError } from '../../src/errors.js'
+import { CursorCodec } from '../../src/http/cursor.js'
 import { importSources } from '../../src/import/import.service.js'
+import { decodePostsCursor, encodePostsCursor, type PostsWalk } from '../../src/posts/cursor.js'
+import { parsePostsQuery } from '../../src/posts/params.js'
 import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { buildTestApp } from '../helpers/app.js'
+import { buildTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
 import { insertPostsWorld, memorySource, postsClient, walkPages, type Client } from './posts-fixtures.js'
 
 const PERIOD = { since: '2026-11-01', until: '2026-11-07' }
@@ -106,6 +111,60 @@ for (const dialect of DIALECTS) {
       await importPosts(test, [tiktokPost('p2', 70, '2026-11-05T12:00:00Z')])
       const afterImport = await test.store.db.selectFrom('post_history').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
       assert.equal(Number(afterImport.n), Number(before.n))
+    })
+  })
+}
+
+describe('GET /posts walk age', () => {
+  const request = parsePostsQuery({ since: '2026-11-01', until: '2026-11-07' }, '2026-11-21')
+  const cursors = new CursorCodec(TEST_JWT_SECRET, 'posts')
+  const walk = (startedAt: number): PostsWalk => ({
+    snapshot: 1, startedAt, period: { since: '2026-11-01', until: '2026-11-07' }, after: { value: '2026-11-03T10:00:00Z', id: 'p1', platformRank: 0 },
+  })
+
+  it('continues a walk started up to 24 hours ago', () => {
+    const now = 2_000_000_000
+    const cursor = encodePostsCursor(cursors, request, walk(now - POSTS_WALK_MAX_AGE_SECONDS))
+    assert.equal(decodePostsCursor(cursors, request, cursor, now).startedAt, now - POSTS_WALK_MAX_AGE_SECONDS)
+  })
+
+  it('refuses an older cursor with a 422 on cursor: the history it needs may be pruned', () => {
+    const now = 2_000_000_000
+    const cursor = encodePostsCursor(cursors, request, walk(now - POSTS_WALK_MAX_AGE_SECONDS - 1))
+    assert.throws(() => decodePostsCursor(cursors, request, cursor, now), (error: unknown) => {
+      assert.ok(error instanceof AppError)
+      assert.equal(error.code, 'VALIDATION_ERROR')
+      assert.deepEqual(error.issues, [{
+        loc: ['query', 'cursor'],
+        msg: 'Cursor expired: a page walk must finish within 24 hours; start again from the first page',
+        type: 'cursor_expired',
+        ctx: { max_age_seconds: 86400 },
+      }])
+      return true
+    })
+  })
+})
+
+for (const dialect of DIALECTS) {
+  describe(`post history pruning (${dialect})`, () => {
+    let test: TestStore
+    before(async () => {
+      test = await createTestStore(dialect)
+      await insertPostsWorld(test.store.db)
+    })
+    after(async () => { await test.cleanup() })
+
+    it('each import drops versions superseded longer ago than any walk can reach', async () => {
+      await importPosts(test, [tiktokPost('h1', 1)])
+      await importPosts(test, [tiktokPost('h1', 2)])
+      await importPosts(test, [tiktokPost('h1', 3)])
+      const versions = async () => await test.store.db.selectFrom('post_history').select(['interactions', 'superseded_at']).where('id', '=', 'h1').orderBy('interactions').execute()
+      assert.deepEqual((await versions()).map((row) => row.interactions), [1, 2])
+      // Age the first replaced version past the retention; the next import prunes it, not the other.
+      const old = new Date(Date.now() - (POST_HISTORY_RETENTION_SECONDS + 60) * 1000).toISOString()
+      await test.store.db.updateTable('post_history').set({ superseded_at: old }).where('id', '=', 'h1').where('interactions', '=', 1).execute()
+      await importPosts(test, [tiktokPost('unrelated', 5)])
+      assert.deepEqual((await versions()).map((row) => row.interactions), [2])
     })
   })
 }

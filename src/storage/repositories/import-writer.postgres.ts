@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import type { ImportWriter } from './import-writer.js'
+import { postHistoryCutoff } from './post-history.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
 
 type Row = Record<string, unknown>
@@ -96,6 +97,7 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string): Pro
     commit: async () => {
       await daily.flush()
       await posts.flush()
+      await client.query('delete from post_history where superseded_at < $1', [postHistoryCutoff(now)])
       await client.query('commit')
       release()
     },

@@ -1,5 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3'
 import type { ImportWriter } from './import-writer.js'
+import { postHistoryCutoff } from './post-history.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
 
 type Row = Record<string, unknown>
@@ -35,7 +36,10 @@ export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: st
     upsertAccounts: async (rows) => { for (const row of rows) upsertAccount(row) },
     addDaily: (row) => { upsertDaily(row as unknown as Row); return undefined },
     addPost: (row) => { upsertPost(row); return undefined },
-    commit: async () => { sqlite.exec('commit') },
+    commit: async () => {
+      sqlite.prepare('delete from post_history where superseded_at < ?').run(postHistoryCutoff(now))
+      sqlite.exec('commit')
+    },
     rollback: async () => { if (sqlite.inTransaction) sqlite.exec('rollback') },
   }
 }
