@@ -41,12 +41,12 @@ for (const dialect of DIALECTS) {
     it('--json prints the summary object on stdout', async () => {
       const run = await cli('import', VALID, '--json')
       assert.equal(run.code, EXIT.OK, run.stderr)
-      const summary = run.json<{ counts: unknown, records: number, seconds: number, rowsPerSecond: number, dryRun: boolean }>()
-      assert.deepEqual(Object.keys(summary).sort(), ['counts', 'dryRun', 'records', 'rowsPerSecond', 'seconds'])
+      const summary = run.json<{ counts: unknown, records: number, seconds: number, rows_per_second: number, dry_run: boolean }>()
+      assert.deepEqual(Object.keys(summary).sort(), ['counts', 'dry_run', 'records', 'rows_per_second', 'seconds'])
       assert.deepEqual(summary.counts, { brand: 1, account: 2, daily: 2, post: 2 })
       assert.equal(summary.records, 7)
-      assert.equal(summary.dryRun, false)
-      assert.ok(summary.seconds >= 0 && summary.rowsPerSecond > 0)
+      assert.equal(summary.dry_run, false)
+      assert.ok(summary.seconds >= 0 && summary.rows_per_second > 0)
     })
 
     it('--dry-run validates, exits 0 and writes nothing', async () => {

@@ -35,7 +35,10 @@ export function registerImportCommand (program: Command, io: CliIo): void {
         progress.stop()
       }
       say(io, summaryLine(summary))
-      if (options.json === true) printJson(io, summary)
+      // snake_case on the wire, like every other --json object and the API itself.
+      if (options.json === true) {
+        printJson(io, { counts: summary.counts, records: summary.records, seconds: summary.seconds, rows_per_second: summary.rowsPerSecond, dry_run: summary.dryRun })
+      }
     })
 }
 
