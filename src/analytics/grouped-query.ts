@@ -55,6 +55,20 @@ function bucketOf (dialect: Dialect, bucket: Bucket): RawBuilder<string> | undef
   return undefined
 }
 
+// The metric columns of each level are the same for every request, and Kysely's nodes are
+// immutable, so they are built once: building them per request cost more than compiling.
+const LEVEL1_SUMS = ['revenue_micros', ...SUMMED_METRICS].map((metric) => sql<number | null>`sum(${sql.ref(`d.${metric}`)})`.as(metric))
+const LEVEL1_DAY_VALUES = ['revenue_micros', ...SUMMED_METRICS].map((metric) => sql.ref<number | null>(`d.${metric}`).as(metric))
+const LEVEL2_METRICS = [
+  sql.ref<number | null>('l.revenue_micros').as('revenue_micros'),
+  // The platform is fixed within an account, so the level-1 sums of reach or views are
+  // exactly the sums of each row's denominator.
+  engagementDenominatorOfRow(sql`l.platform`, sql`l.reach`, sql`l.views`).as('engagement_denominator'),
+  ...SUMMED_METRICS.map((metric) => sql.ref<number | null>(`l.${metric}`).as(metric)),
+]
+const GROUP_SUMS = ['revenue_micros', 'followers', 'engagement_denominator', ...SUMMED_METRICS]
+  .map((column) => sql<number | null>`sum(${sql.ref(`r.${column}`)})`.as(column))
+
 /**
  * Whether level 1 reads a brand scope through a join with accounts (and so yields brand_id):
  * always on SQLite, and on PostgreSQL for day buckets, which level 1 does not group (no sort to
@@ -83,7 +97,6 @@ export function buildAccountBucketsQuery (db: Kysely<Database>, input: GroupedQu
   const { scope, period, grouping, dialect } = input
   const bucket = bucketOf(dialect, grouping.bucket)
   const perDay = grouping.bucket === 'day'
-  const total = (column: string) => perDay ? sql<number | null>`${sql.ref(`d.${column}`)}` : sql<number | null>`sum(${sql.ref(`d.${column}`)})`
   const columns = (account: 'a' | 'd') => [
     sql.ref<string>(`${account}.platform`).as('platform'),
     sql.ref<number>(`${account}.account_id`).as('account_id'),
@@ -91,8 +104,7 @@ export function buildAccountBucketsQuery (db: Kysely<Database>, input: GroupedQu
     (bucket ?? sql<string>`${sql.lit('')}`).as('bucket'),
     (perDay ? sql<number | null>`d.followers` : sql<number | null>`null`).as('followers'),
     (perDay ? sql<string | null>`null` : sql<string | null>`max(case when d.followers is not null then d.date end)`).as('followers_date'),
-    total('revenue_micros').as('revenue_micros'),
-    ...SUMMED_METRICS.map((metric) => total(metric).as(metric)),
+    ...(perDay ? LEVEL1_DAY_VALUES : LEVEL1_SUMS),
   ]
   const groupKeys = (...account: string[]) => [...account.map((key) => sql.ref(key)), ...(bucket === undefined ? [] : [bucket])]
 
@@ -155,11 +167,7 @@ function buildKeyedRowsQuery (db: Kysely<Database>, input: GroupedQueryInput) {
           .whereRef('f.account_id', '=', 'l.account_id')
           .whereRef('f.date', '=', 'l.followers_date')
       ).as('followers'),
-      sql.ref('l.revenue_micros').as('revenue_micros'),
-      // The platform is fixed within an account, so the level-1 sums of reach or views are
-      // exactly the sums of each row's denominator.
-      engagementDenominatorOfRow(sql`l.platform`, sql`l.reach`, sql`l.views`).as('engagement_denominator'),
-      ...SUMMED_METRICS.map((metric) => sql.ref(`l.${metric}`).as(metric)),
+      ...LEVEL2_METRICS,
     ])
 }
 
@@ -168,16 +176,12 @@ function buildKeyedRowsQuery (db: Kysely<Database>, input: GroupedQueryInput) {
  */
 export function buildGroupedQuery (db: Kysely<Database>, input: GroupedQueryInput) {
   const inner = buildKeyedRowsQuery(db, input)
-  const sum = (column: string) => sql<number | null>`sum(${sql.ref(`r.${column}`)})`
   return db.selectFrom(inner.as('r'))
     .select([
       sql.ref('r.bucket').as('bucket'),
       sql.ref('r.group_id').as('group_id'),
       sql.ref('r.platform_rank').as('platform_rank'),
-      sum('revenue_micros').as('revenue_micros'),
-      sum('followers').as('followers'),
-      sum('engagement_denominator').as('engagement_denominator'),
-      ...SUMMED_METRICS.map((metric) => sum(metric).as(metric)),
+      ...GROUP_SUMS,
     ])
     .groupBy([sql.ref('r.bucket'), sql.ref('r.group_id'), sql.ref('r.platform_rank')])
 }
