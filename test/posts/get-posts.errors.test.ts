@@ -1,10 +1,10 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { buildTestApp } from '../helpers/app.js'
+import { DIALECTS, type TestStore } from '../helpers/stores.js'
+
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'
-import { insertPostsWorld, postsClient, type Client } from './posts-fixtures.js'
+import { type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 const ACCOUNT_DETAIL = { detail: 'account_id requires exactly one platform to be specified' }
 
@@ -14,16 +14,8 @@ for (const dialect of DIALECTS) {
     let app: FastifyInstance
     let client: Client
 
-    before(async () => {
-      test = await createTestStore(dialect)
-      await insertPostsWorld(test.store.db)
-      app = await buildTestApp(test.store)
-      client = await postsClient(app, test)
-    })
-    after(async () => {
-      await app.close()
-      await test.cleanup()
-    })
+    before(async () => { ({ test, app, client } = await openPostsWorld(dialect)) })
+    after(async () => { await closePostsWorld({ test, app, client }) })
 
     it('answers 401 without a token, on both paths', async () => {
       for (const url of ['/posts', '/posts/']) {

@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify'
 import { ENGAGEMENT_DENOMINATOR } from '../../src/domain/metrics.js'
 import { PLATFORM_NAMES, platformRank } from '../../src/domain/platforms.js'
 import type { NewPostRow } from '../../src/storage/database.js'
-import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { buildTestApp } from '../helpers/app.js'
-import { insertPosts, insertPostsWorld, keysOf, postRow, postsClient, walkPages, type Client } from './posts-fixtures.js'
+import { DIALECTS, type TestStore } from '../helpers/stores.js'
+
+import { keysOf, postRow, walkPages, type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 const PERIOD = { since: '2026-11-01', until: '2026-11-07', brand_id: '1' }
 
@@ -58,17 +58,8 @@ for (const dialect of DIALECTS) {
     let app: FastifyInstance
     let client: Client
 
-    before(async () => {
-      test = await createTestStore(dialect)
-      await insertPostsWorld(test.store.db)
-      await insertPosts(test.store.db, POSTS)
-      app = await buildTestApp(test.store)
-      client = await postsClient(app, test)
-    })
-    after(async () => {
-      await app.close()
-      await test.cleanup()
-    })
+    before(async () => { ({ test, app, client } = await openPostsWorld(dialect, POSTS)) })
+    after(async () => { await closePostsWorld({ test, app, client }) })
 
     it('orders by interactions with id then platform breaking ties, nulls last, both ways', async () => {
       const desc = await client.get({ ...PERIOD, order_by: 'interactions', limit: '50' })

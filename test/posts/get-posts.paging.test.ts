@@ -8,8 +8,8 @@ import { importSources } from '../../src/import/import.service.js'
 import { decodePostsCursor, encodePostsCursor, type PostsWalk } from '../../src/posts/cursor.js'
 import { parsePostsQuery } from '../../src/posts/params.js'
 import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { buildTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
-import { insertPostsWorld, memorySource, postsClient, walkPages, type Client } from './posts-fixtures.js'
+import { TEST_JWT_SECRET } from '../helpers/app.js'
+import { insertPostsWorld, memorySource, walkPages, type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 const PERIOD = { since: '2026-11-01', until: '2026-11-07' }
 
@@ -30,16 +30,8 @@ for (const dialect of DIALECTS) {
     let app: FastifyInstance
     let client: Client
 
-    before(async () => {
-      test = await createTestStore(dialect)
-      await insertPostsWorld(test.store.db)
-      app = await buildTestApp(test.store)
-      client = await postsClient(app, test)
-    })
-    after(async () => {
-      await app.close()
-      await test.cleanup()
-    })
+    before(async () => { ({ test, app, client } = await openPostsWorld(dialect)) })
+    after(async () => { await closePostsWorld({ test, app, client }) })
 
     it('pages hold exactly limit records until the one holding the last match, which has next_cursor null', async () => {
       await importPosts(test, Array.from({ length: 6 }, (_, k) => ({ ...tiktokPost(`s${k}`, 10 * k), created_time: '2026-11-02T00:00:00Z' })))

@@ -1,9 +1,9 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { buildTestApp } from '../helpers/app.js'
-import { insertPosts, insertPostsWorld, postRow, postsClient, type Client } from './posts-fixtures.js'
+import { DIALECTS, type TestStore } from '../helpers/stores.js'
+
+import { postRow, postsClient, type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 const PERIOD = { since: '2026-11-01', until: '2026-11-07' }
 
@@ -63,17 +63,8 @@ for (const dialect of DIALECTS) {
     let app: FastifyInstance
     let client: Client
 
-    before(async () => {
-      test = await createTestStore(dialect)
-      await insertPostsWorld(test.store.db)
-      await insertPosts(test.store.db, POSTS)
-      app = await buildTestApp(test.store)
-      client = await postsClient(app, test)
-    })
-    after(async () => {
-      await app.close()
-      await test.cleanup()
-    })
+    before(async () => { ({ test, app, client } = await openPostsWorld(dialect, POSTS)) })
+    after(async () => { await closePostsWorld({ test, app, client }) })
 
     it('lists the accessible posts of the period, newest first, in the §7 envelope', async () => {
       const { status, body } = await client.get({ ...PERIOD, limit: '50' })

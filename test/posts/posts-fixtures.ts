@@ -5,7 +5,9 @@ import type { RecordSource } from '../../src/import/source.js'
 import type { Database, NewPostRow } from '../../src/storage/database.js'
 import { accountRow, brandRow } from '../helpers/analytics-fixtures.js'
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'
-import type { TestStore } from '../helpers/stores.js'
+import { buildTestApp } from '../helpers/app.js'
+import { createTestStore, type TestStore } from '../helpers/stores.js'
+import type { Dialect } from '../../src/storage/db.js'
 
 /** An in-memory import source: the records, one per line, through the real import service. */
 export function memorySource (records: unknown[]): RecordSource {
@@ -116,4 +118,27 @@ export async function walkPages (client: Client, query: Record<string, string>, 
 /** `id@platform` of each record: ids are unique per platform only. */
 export function keysOf (records: Array<Record<string, unknown>>): string[] {
   return records.map((record) => `${String(record.id)}@${String(record.platform)}`)
+}
+
+export interface PostsWorld {
+  test: TestStore
+  app: FastifyInstance
+  client: Client
+}
+
+/**
+ * What every /posts suite starts from: a fresh store holding the posts world (plus `posts`),
+ * the app on it, and a client logged in as a partner of brands 1 and 2.
+ */
+export async function openPostsWorld (dialect: Dialect, posts: NewPostRow[] = []): Promise<PostsWorld> {
+  const test = await createTestStore(dialect)
+  await insertPostsWorld(test.store.db)
+  if (posts.length > 0) await insertPosts(test.store.db, posts)
+  const app = await buildTestApp(test.store)
+  return { test, app, client: await postsClient(app, test) }
+}
+
+export async function closePostsWorld (world: PostsWorld): Promise<void> {
+  await world.app.close()
+  await world.test.cleanup()
 }

@@ -6,7 +6,7 @@ import { PLATFORM_CODES } from '../../src/domain/platforms.js'
 import { ImportRejectedError, importSources } from '../../src/import/import.service.js'
 import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
 import { buildTestApp } from '../helpers/app.js'
-import { insertPostsWorld, memorySource, postsClient, walkPages, type Client } from './posts-fixtures.js'
+import { memorySource, postsClient, walkPages, type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 /** Accounts of insertPostsWorld, one per platform, brand 1 or 2. */
 const ACCOUNT_OF = { fb: 10, ig: 11, tk: 12, yt: 13, li: 14, th: 20, sc: 21, da: 22, pi: 23 } as const
@@ -27,16 +27,8 @@ for (const dialect of DIALECTS) {
     let app: FastifyInstance
     let client: Client
 
-    before(async () => {
-      test = await createTestStore(dialect)
-      await insertPostsWorld(test.store.db)
-      app = await buildTestApp(test.store)
-      client = await postsClient(app, test)
-    })
-    after(async () => {
-      await app.close()
-      await test.cleanup()
-    })
+    before(async () => { ({ test, app, client } = await openPostsWorld(dialect)) })
+    after(async () => { await closePostsWorld({ test, app, client }) })
 
     it('derives post_type from each platform\'s own type by the documented mapping; an explicit post_type wins', async () => {
       const cases: Array<[keyof typeof ACCOUNT_OF, string | null, string]> = [
