@@ -22,13 +22,9 @@
  * execution; on PostgreSQL also the server's own median "Execution Time" from
  * `EXPLAIN (ANALYZE, TIMING OFF)` (no network, no parsing of the result).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import type { CompiledQuery } from 'kysely'
-import pg from 'pg'
 import type { Scope } from '../src/access/scope.js'
 import { buildAggQuery } from '../src/analytics/agg.js'
 import { buildDailyQuery, runDailyQuery, type DailyPosition } from '../src/analytics/daily.js'
@@ -40,7 +36,7 @@ import { demoSource } from '../src/demo/source.js'
 import { addDays, type Period } from '../src/http/params.js'
 import { importSources } from '../src/import/import.service.js'
 import { createStore, type Store } from '../src/storage/db.js'
-import { migrateToLatest } from '../src/storage/migrate.js'
+import { openFreshBenchStore, positiveOption, storeOption } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -52,19 +48,10 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '20' },
   },
 })
-const positive = (name: string, value: string): number => {
-  const number = Number(value)
-  if (!Number.isSafeInteger(number) || number < 1) {
-    console.error(`--${name} must be a positive integer (got "${value}")`)
-    process.exit(2)
-  }
-  return number
-}
-const BRANDS = positive('brands', args.brands)
-const DAYS = positive('days', args.days)
-const GRANTED = positive('granted', args.granted)
-const RUNS = positive('runs', args.runs)
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const BRANDS = positiveOption('brands', args.brands)
+const DAYS = positiveOption('days', args.days)
+const GRANTED = positiveOption('granted', args.granted)
+const RUNS = positiveOption('runs', args.runs)
 
 interface Opened { store: Store, label: string, cleanup: () => Promise<void> }
 
@@ -76,34 +63,8 @@ async function openStore (): Promise<Opened> {
     const store = createStore(config)
     return { store, label: given, cleanup: async () => { await store.destroy() } }
   }
-  let opened: Opened
-  if (args.store === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'pa-bench-sql-'))
-    const store = createStore({ kind: 'sqlite', file: join(dir, 'bench.sqlite') })
-    opened = { store, label: 'fresh SQLite file', cleanup: async () => { await store.destroy(); rmSync(dir, { recursive: true, force: true }) } }
-  } else if (args.store === 'postgres') {
-    const schema = `bench_sql_${process.pid}`
-    const admin = new pg.Client({ connectionString: PG_URL })
-    await admin.connect()
-    await admin.query(`create schema ${schema}`)
-    await admin.end()
-    const store = createStore({ kind: 'postgres', url: PG_URL, schema })
-    opened = {
-      store,
-      label: `fresh schema ${schema}`,
-      cleanup: async () => {
-        await store.destroy()
-        const dropper = new pg.Client({ connectionString: PG_URL })
-        await dropper.connect()
-        await dropper.query(`drop schema if exists ${schema} cascade`)
-        await dropper.end()
-      },
-    }
-  } else {
-    console.error('--store must be sqlite or postgres')
-    process.exit(2)
-  }
-  await migrateToLatest(opened.store)
+  const fresh = await openFreshBenchStore(storeOption(args.store))
+  const opened: Opened = { store: fresh.store, label: fresh.schema === undefined ? 'fresh SQLite file' : `fresh schema ${fresh.schema}`, cleanup: fresh.cleanup }
   const loaded = await importSources(opened.store, [demoSource(resolveDemoOptions({ brands: BRANDS, days: DAYS, seed: 42 }))])
   console.error(`loaded ${loaded.counts.daily} daily rows (${loaded.counts.account} accounts, ${BRANDS} brands, ${DAYS} days) in ${loaded.seconds} s`)
   // Fresh PostgreSQL tables have no statistics yet; the server would otherwise plan blind.

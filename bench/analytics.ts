@@ -8,22 +8,17 @@
  * Prints requests/s, p50 and p99 latency (ms) and each figure's ratio to the ceiling.
  * PostgreSQL: BENCH_DATABASE_URL, default the test server; a private schema is dropped afterwards.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
-import pg from 'pg'
 import { loadConfig } from '../src/config/load.js'
 import { resolveDemoOptions } from '../src/demo/generator.js'
 import { demoSource } from '../src/demo/source.js'
 import { buildApp } from '../src/http/app.js'
 import { addDays } from '../src/http/params.js'
 import { importSources } from '../src/import/import.service.js'
-import { createStore, type Store } from '../src/storage/db.js'
-import { migrateToLatest } from '../src/storage/migrate.js'
 import { createUser } from '../src/users/users.service.js'
+import { openFreshBenchStore, positiveOption, storeOption } from './support.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -34,50 +29,12 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
   },
 })
-const positive = (name: string, value: string): number => {
-  const number = Number(value)
-  if (!Number.isSafeInteger(number) || number < 1) {
-    console.error(`--${name} must be a positive integer (got "${value}")`)
-    process.exit(2)
-  }
-  return number
-}
-const BRANDS = positive('brands', args.brands)
-const DAYS = positive('days', args.days)
-const DURATION = positive('duration', args.duration)
-const CONNECTIONS = positive('connections', args.connections)
-if (args.store !== 'sqlite' && args.store !== 'postgres') {
-  console.error('--store must be sqlite or postgres')
-  process.exit(2)
-}
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const BRANDS = positiveOption('brands', args.brands)
+const DAYS = positiveOption('days', args.days)
+const DURATION = positiveOption('duration', args.duration)
+const CONNECTIONS = positiveOption('connections', args.connections)
+const STORE = storeOption(args.store)
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
-
-async function openStore (): Promise<{ store: Store, databaseUrl: string, cleanup: () => Promise<void> }> {
-  if (args.store === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'pa-bench-'))
-    const file = join(dir, 'bench.sqlite')
-    const store = createStore({ kind: 'sqlite', file })
-    return { store, databaseUrl: `sqlite:${file}`, cleanup: async () => { await store.destroy(); rmSync(dir, { recursive: true, force: true }) } }
-  }
-  const schema = `bench_${process.pid}`
-  const admin = new pg.Client({ connectionString: PG_URL })
-  await admin.connect()
-  await admin.query(`create schema ${schema}`)
-  await admin.end()
-  const store = createStore({ kind: 'postgres', url: PG_URL, schema })
-  return {
-    store,
-    databaseUrl: PG_URL,
-    cleanup: async () => {
-      await store.destroy()
-      const dropper = new pg.Client({ connectionString: PG_URL })
-      await dropper.connect()
-      await dropper.query(`drop schema if exists ${schema} cascade`)
-      await dropper.end()
-    },
-  }
-}
 
 interface Row { name: string, url: string, rps: number, p50: number, p99: number }
 
@@ -90,15 +47,14 @@ async function measure (name: string, url: string, headers: Record<string, strin
 }
 
 async function main (): Promise<void> {
-  const { store, databaseUrl, cleanup } = await openStore()
+  const { store, databaseUrl, cleanup } = await openFreshBenchStore(STORE)
   const bare = Fastify({ logger: false })
   bare.get('/bare', async () => ({ data: [], total: 0, since: '2026-01-01', until: '2026-01-31' }))
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
   try {
-    await migrateToLatest(store)
     const demo = resolveDemoOptions({ brands: BRANDS, days: DAYS, seed: 42 })
     const loaded = await importSources(store, [demoSource(demo)])
-    console.error(`${args.store}: loaded ${loaded.counts.daily} daily rows (${loaded.counts.account} accounts, ${BRANDS} brands, ${DAYS} days to ${demo.until}) in ${loaded.seconds} s`)
+    console.error(`${STORE}: loaded ${loaded.counts.daily} daily rows (${loaded.counts.account} accounts, ${BRANDS} brands, ${DAYS} days to ${demo.until}) in ${loaded.seconds} s`)
 
     const granted = Array.from({ length: Math.min(BRANDS, 10) }, (_, i) => i + 1)
     const user = await createUser(store.db, { name: 'Bench Partner', brandIds: granted })
@@ -118,7 +74,7 @@ async function main (): Promise<void> {
     rows.push(await measure('agg year', `${base}/analytics/?type=agg&since=${yearAgo}&until=${until}`, auth))
 
     const ceiling = rows[0] as Row
-    console.log(`\nstore=${args.store} brands=${BRANDS} days=${DAYS} granted=${granted.length} connections=${CONNECTIONS} duration=${DURATION}s node=${process.version}`)
+    console.log(`\nstore=${STORE} brands=${BRANDS} days=${DAYS} granted=${granted.length} connections=${CONNECTIONS} duration=${DURATION}s node=${process.version}`)
     console.log('| request | req/s | p50 ms | p99 ms | req/s vs ceiling |')
     console.log('|---|---:|---:|---:|---:|')
     for (const row of rows) {

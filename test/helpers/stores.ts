@@ -23,10 +23,11 @@ export interface TestStore {
 }
 
 /**
- * A fresh, migrated store that no other test run can see: an SQLite file of its own, or a
+ * A fresh, migrated store that no other test or benchmark run can see (benchmarks pass their own
+ * PostgreSQL URL): an SQLite file of its own, or a
  * PostgreSQL schema with a random name, dropped afterwards.
  */
-export async function createTestStore (dialect: Dialect): Promise<TestStore> {
+export async function createTestStore (dialect: Dialect, postgresUrl = TEST_POSTGRES_URL): Promise<TestStore> {
   const suffix = randomBytes(6).toString('hex')
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'pa-test-'))
@@ -44,13 +45,13 @@ export async function createTestStore (dialect: Dialect): Promise<TestStore> {
   }
 
   const schema = `t_${suffix}`
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+  const admin = new pg.Client({ connectionString: postgresUrl })
   await admin.connect()
   await admin.query(`create schema ${schema}`)
   await admin.end()
-  const store = createStore({ kind: 'postgres', url: TEST_POSTGRES_URL, schema })
+  const store = createStore({ kind: 'postgres', url: postgresUrl, schema })
   await migrateToLatest(store)
-  const url = new URL(TEST_POSTGRES_URL)
+  const url = new URL(postgresUrl)
   url.searchParams.set('options', `-c search_path=${schema}`)
   return {
     store,
@@ -58,7 +59,7 @@ export async function createTestStore (dialect: Dialect): Promise<TestStore> {
     schema,
     cleanup: async () => {
       await store.destroy()
-      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_URL })
+      const dropper = new pg.Client({ connectionString: postgresUrl })
       await dropper.connect()
       await dropper.query(`drop schema if exists ${schema} cascade`)
       await dropper.end()
