@@ -12,12 +12,14 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { loadConfig } from '../src/config/load.js'
-import { resolveDemoOptions } from '../src/demo/generator.js'
-import { demoSource } from '../src/demo/source.js'
+import { resolveDemoOptions } from '../src/services/demo/generator.js'
+import { demoSource } from '../src/services/demo/source.js'
 import { buildApp } from '../src/http/app.js'
-import { addDays } from '../src/http/params.js'
-import { importSources } from '../src/import/import.service.js'
-import { createUser } from '../src/users/users.service.js'
+import { createServices } from '../src/services/index.js'
+import { MemoryCounterStore } from '../src/storage/counters/counter-store.js'
+import { addDays } from '../src/domain/dates.js'
+import { importSources } from '../src/services/import/import.service.js'
+import { createUser } from '../src/services/users/users.service.js'
 import { openFreshBenchStore, positiveOption, storeOption } from './support.js'
 
 const { values: args } = parseArgs({
@@ -59,7 +61,7 @@ async function main (): Promise<void> {
     const granted = Array.from({ length: Math.min(BRANDS, 10) }, (_, i) => i + 1)
     const user = await createUser(store.db, { name: 'Bench Partner', brandIds: granted })
     const config = { ...loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', JWT_SECRET, RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0' }), jwtSecret: JWT_SECRET }
-    app = await buildApp(config, { store, logger: false })
+    app = await buildApp(config, { services: createServices({ config, store, counters: new MemoryCounterStore() }), logger: false })
     const base = await app.listen({ host: '127.0.0.1', port: 0 })
     const bareBase = await bare.listen({ host: '127.0.0.1', port: 0 })
     const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_client_key: user.api_client_key, api_secret_key: user.api_secret_key }) })

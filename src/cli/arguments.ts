@@ -12,12 +12,3 @@ export function parseIdList (value: string): number[] {
   }
   return [...ids].sort((a, b) => a - b)
 }
-
-/** A positive integer option such as `--brands 8` or `--days 400`. */
-export function parsePositiveInteger (value: string): number {
-  const number = Number(value)
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < 1) {
-    throw new InvalidArgumentError(`expected a positive integer, got "${value}"`)
-  }
-  return number
-}

@@ -1,11 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { dirname, join, resolve } from 'node:path'
-import { JWT_ALGORITHMS, LOG_LEVELS, type Config, type DatabaseConfig, type JwtAlgorithm } from './schema.js'
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { ConfigSchema, type Config, type DatabaseConfig, type EnvAnnotation, type ResolvedConfig } from './schema.js'
 
 /**
- * The only module that reads `process.env`. Every variable of DECISIONS.md §9 is parsed here,
- * every bad one is reported at once (one line each, naming the variable), and the result is frozen.
+ * The only module that reads `process.env`. Every variable ConfigSchema names (src/config/schema.ts)
+ * is read and checked against its schema, every bad one is reported at once (one line each, naming
+ * the variable), and the result is frozen.
  */
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/partner-analytics.sqlite'
@@ -41,86 +44,80 @@ export function parseDatabaseUrl (url: string): DatabaseConfig | string {
   return `DATABASE_URL must start with sqlite:, postgres:// or postgresql:// (got "${url}")`
 }
 
+interface LeafSchema extends Partial<EnvAnnotation> {
+  type?: string
+  default?: unknown
+  minimum?: number
+  maximum?: number
+  minLength?: number
+  anyOf?: Array<{ const?: unknown }>
+  properties?: Record<string, LeafSchema>
+}
+
+/** What a good value of this variable looks like, from its schema's own bounds. */
+function ruleOf (schema: LeafSchema): string {
+  if (schema.rule !== undefined) return schema.rule
+  if (schema.anyOf !== undefined) return `be one of ${schema.anyOf.map((option) => String(option.const)).join(', ')}`
+  if (schema.type === 'integer') {
+    return schema.maximum === undefined ? `be an integer at least ${schema.minimum ?? 0}` : `be an integer from ${schema.minimum ?? 0} to ${schema.maximum}`
+  }
+  if (schema.minLength !== undefined) return `be at least ${schema.minLength} characters long`
+  return 'be a valid value'
+}
+
+/** One variable read against its schema: the value, its default, or a problem line. */
+function readVariable (env: Env, schema: LeafSchema & EnvAnnotation, problems: string[]): unknown {
+  const raw = read(env, schema.env)
+  if (raw === undefined) return schema.default
+  // Numbers are plain decimal digits, as everywhere in the contract: `1e3` or `0x10` is no port.
+  const value = schema.type === 'integer' ? (/^\d+$/.test(raw) ? Number(raw) : Number.NaN) : raw
+  if (Value.Check(schema as unknown as TSchema, value)) return value
+  problems.push(`${schema.env} must ${ruleOf(schema)}${schema.secret === true ? '' : ` (got "${raw}")`}`)
+  return schema.default
+}
+
+/** Every property of the schema that names a variable, read into the same shape. */
+function readSection (env: Env, properties: Record<string, LeafSchema>, problems: string[]): Record<string, unknown> {
+  const section: Record<string, unknown> = {}
+  for (const [name, schema] of Object.entries(properties)) {
+    if (schema.env !== undefined) {
+      const value = readVariable(env, schema as LeafSchema & EnvAnnotation, problems)
+      if (value !== undefined) section[name] = value
+    } else if (schema.type === 'object' && schema.properties !== undefined && Object.values(schema.properties).some((child) => child.env !== undefined)) {
+      section[name] = readSection(env, schema.properties, problems)
+    }
+  }
+  return section
+}
+
 export function loadConfig (env: Env = process.env): Config {
   const problems: string[] = []
+  const variables = readSection(env, (ConfigSchema as unknown as { properties: Record<string, LeafSchema> }).properties, problems)
 
-  function integer (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const raw = read(env, name)
-    if (raw === undefined) return fallback
-    const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`
-      problems.push(`${name} must be an integer ${range} (got "${raw}")`)
-      return fallback
-    }
-    return value
-  }
-
-  const nodeEnv = read(env, 'NODE_ENV') ?? 'development'
   const databaseUrl = read(env, 'DATABASE_URL')
   const parsedDatabase = parseDatabaseUrl(databaseUrl ?? DEFAULT_DATABASE_URL)
   let database: DatabaseConfig = { kind: 'sqlite', file: './data/partner-analytics.sqlite' }
   if (typeof parsedDatabase === 'string') problems.push(parsedDatabase)
   else database = parsedDatabase
 
-  const jwtSecret = read(env, 'JWT_SECRET')
-  if (jwtSecret !== undefined && jwtSecret.length < 32) {
-    problems.push('JWT_SECRET must be at least 32 characters long')
-  }
-  if (jwtSecret === undefined && nodeEnv === 'production') {
+  if (variables.jwtSecret === undefined && read(env, 'JWT_SECRET') === undefined && variables.nodeEnv === 'production') {
     problems.push('JWT_SECRET is required when NODE_ENV=production')
-  }
-
-  const redisUrl = read(env, 'REDIS_URL')
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
-    problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`)
-  }
-
-  const jwtAlgorithm = read(env, 'JWT_ALGORITHM') ?? 'HS256'
-  if (!(JWT_ALGORITHMS as readonly string[]).includes(jwtAlgorithm)) {
-    problems.push(`JWT_ALGORITHM must be one of ${JWT_ALGORITHMS.join(', ')} (got "${jwtAlgorithm}")`)
-  }
-
-  const redisKeyPrefix = read(env, 'REDIS_KEY_PREFIX') ?? 'pa:'
-  if (!/^[\x21-\x7e]{1,64}$/.test(redisKeyPrefix)) {
-    problems.push(`REDIS_KEY_PREFIX must be 1 to 64 printable characters without spaces (got "${redisKeyPrefix}")`)
   }
 
   const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'))
   if (typeof trustProxy === 'object') problems.push(trustProxy.problem)
 
-  const logLevel = read(env, 'LOG_LEVEL') ?? 'info'
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`)
-  }
-
-  const config: Config = {
-    nodeEnv,
+  const config = {
+    ...variables,
     database,
     isDefaultDatabase: databaseUrl === undefined,
     dataDir: database.kind === 'sqlite' && database.file !== ':memory:' ? dirname(resolve(database.file)) : resolve('data'),
-    host: read(env, 'HOST') ?? '127.0.0.1',
-    port: integer('PORT', 8000, 0, 65535),
-    jwtSecret,
-    tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 3600, 1),
-    jwtAlgorithm: jwtAlgorithm as JwtAlgorithm,
-    redisUrl,
-    redisKeyPrefix,
     trustProxy: typeof trustProxy === 'object' ? false : trustProxy,
-    rateLimit: {
-      perMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 0),
-      perHour: integer('RATE_LIMIT_PER_HOUR', 20000, 0),
-    },
-    login: {
-      maxFailures: integer('LOGIN_MAX_FAILURES', 10, 1),
-      maxFailuresPerIp: integer('LOGIN_MAX_FAILURES_PER_IP', 100, 1),
-      lockoutSeconds: integer('LOGIN_LOCKOUT_SECONDS', 900, 1),
-    },
-    logLevel: logLevel as Config['logLevel'],
   }
-
   if (problems.length > 0) throw new ConfigError(problems)
-  return deepFreeze(config)
+  // Every variable was checked on its own; this checks the whole (and catches a schema change not reflected here).
+  if (!Value.Check(ConfigSchema, config)) throw new ConfigError([...Value.Errors(ConfigSchema, config)].map((error) => `configuration ${error.path}: ${error.message}`))
+  return deepFreeze(config as Config)
 }
 
 /**
@@ -142,8 +139,8 @@ export function parseTrustProxy (raw: string | undefined): boolean | number | st
  * Outside production a missing JWT_SECRET is generated once and kept in the data folder, so
  * tokens survive restarts. Returns a config whose `jwtSecret` is always set.
  */
-export function resolveJwtSecret (config: Config): Config & { jwtSecret: string } {
-  if (config.jwtSecret !== undefined) return config as Config & { jwtSecret: string }
+export function resolveJwtSecret (config: Config): ResolvedConfig {
+  if (config.jwtSecret !== undefined) return config as ResolvedConfig
   const file = join(config.dataDir, 'jwt-secret')
   let secret: string
   if (existsSync(file)) {

@@ -31,7 +31,9 @@ export const PLATFORM_METRIC_NAMES = Object.keys(PLATFORM_METRICS) as PlatformMe
 
 /** Every integer metric column of the daily table, in a stable order. */
 export const DAILY_COUNT_METRICS = [...CORE_COUNT_METRICS, ...PLATFORM_METRIC_NAMES] as const
-export type DailyCountMetric = CoreCountMetric | PlatformMetric
+
+/** Flow metrics summed as-is over a group's rows (followers and revenue have their own rules). */
+export const SUMMED_METRICS = ['views', 'new_followers', 'posts_count', 'interactions', ...PLATFORM_METRIC_NAMES] as const
 
 export function metricAppliesTo (metric: PlatformMetric, platform: PlatformCode): boolean {
   return (PLATFORM_METRICS[metric] as readonly PlatformCode[]).includes(platform)
@@ -48,6 +50,3 @@ export function platformMetricsOf (platform: PlatformCode): PlatformMetric[] {
 export const ENGAGEMENT_DENOMINATOR: Record<PlatformCode, 'reach' | 'views'> = Object.fromEntries(
   PLATFORM_CODES.map((code) => [code, ['fb', 'ig', 'sc', 'li'].includes(code) ? 'reach' : 'views']),
 ) as Record<PlatformCode, 'reach' | 'views'>
-
-/** Money is stored as integer micro-units (1e-6) so sums are exact; see docs/storage.md. */
-export const MICROS_PER_UNIT = 1_000_000

@@ -24,6 +24,9 @@ const ALIASES = new Map<string, PlatformCode>(
   PLATFORM_CODES.flatMap((code) => [[code, code], [PLATFORM_NAMES[code], code]] as const),
 )
 
+/** Every accepted spelling (lower case): the codes, then the full names. */
+export const PLATFORM_ALIASES = [...PLATFORM_CODES, ...PLATFORM_CODES.map((code) => PLATFORM_NAMES[code])]
+
 /** Resolves a code or alias, case-insensitively and trimmed; undefined when unknown. */
 export function resolvePlatform (value: string): PlatformCode | undefined {
   return ALIASES.get(value.trim().toLowerCase())

@@ -12,6 +12,9 @@ export type PostType = (typeof POST_TYPES)[number]
 /** Accepted spellings besides the category names themselves. */
 const POST_TYPE_ALIASES: Record<string, PostType> = { reels: 'reel' }
 
+/** Every accepted spelling (lower case): the categories, then their aliases. */
+export const POST_TYPE_SPELLINGS = [...POST_TYPES, ...Object.keys(POST_TYPE_ALIASES)]
+
 /** Resolves a category name or alias, trimmed and case-insensitively; undefined when unknown. */
 export function resolvePostType (value: string): PostType | undefined {
   const key = value.trim().toLowerCase()

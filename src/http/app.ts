@@ -1,41 +1,36 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Config } from '../config/schema.js'
-import { createTokenService, type TokenService } from '../auth/tokens.js'
-import type { CounterStore } from '../ratelimit/counter-store.js'
-import { createCounterStore } from '../ratelimit/stores.js'
-import { createStore, type Store } from '../storage/db.js'
+import type { ResolvedConfig } from '../config/schema.js'
+import { isCalendarDate } from '../domain/dates.js'
+import type { Services } from '../services/index.js'
 import { registerErrorHandling } from './error-handler.js'
+import { registerRequestHooks } from './hooks.js'
 import { openApiPlugin } from './plugins/openapi.js'
-import { parseQueryString } from './query-string.js'
+import { parseQueryString } from './query/query-string.js'
 import { requestIdFor } from './request-id.js'
+import { buildResponseSerializer } from './serializer.js'
 import { registerRoutes } from './routes/index.js'
 
-/** A configuration whose JWT secret has been resolved (see `resolveJwtSecret`). */
-export type AppConfig = Config & { jwtSecret: string }
-
 export interface AppOptions {
-  /** An open store to use; when absent one is opened from `config.database` and closed with the app. */
-  store?: Store
+  /** The wired services (src/services/index.ts); the caller owns and closes them. */
+  services: Services
   /** Fastify logger options; defaults to JSON lines at `config.logLevel`. */
   logger?: FastifyServerOptions['logger']
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    config: AppConfig
-    store: Store
-    /** Rate-limit and lockout state: in process, or Redis when REDIS_URL is set (owned by the app). */
-    counters: CounterStore
-    tokens: TokenService
+    config: ResolvedConfig
+    services: Services
   }
 }
 
 /**
  * Builds the whole HTTP application without listening: `serve` and the tests share it, so tests
- * exercise exactly the production wiring (Ajv options, hooks, error mapping).
+ * exercise exactly the production wiring (Ajv options, hooks, error mapping). Every Fastify
+ * option lives here.
  */
-export async function buildApp (config: AppConfig, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp (config: ResolvedConfig, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
@@ -52,24 +47,27 @@ export async function buildApp (config: AppConfig, options: AppOptions = {}): Pr
     // Which address is the client's: per-IP login limits depend on it behind a load balancer.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200, querystringParser: parseQueryString },
+    // Responses keep the contract's field order (src/http/serializer.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildResponseSerializer as never } },
     ajv: {
-      customOptions: { allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: false },
-    },
+      customOptions: {
+        allErrors: true,
+        // Query values are converted strictly before validation (src/http/query/coerce.ts) and
+        // bodies never: a number must not pass as a string key.
+        coerceTypes: false,
+        useDefaults: true,
+        removeAdditional: false,
+        // Errors carry the failing value and schema, from which the 422 messages are written.
+        verbose: true,
+      },
+      // After ajv-formats: a date is a calendar date of 0001-01-01 … 9999-12-31 (src/domain/dates.ts).
+      onCreate: (ajv: { addFormat: (name: string, format: (value: string) => boolean) => unknown }) => { ajv.addFormat('date', isCalendarDate) },
+    } as FastifyServerOptions['ajv'],
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const store = options.store ?? createStore(config.database)
   app.decorate('config', config)
-  app.decorate<Store>('store', store)
-  if (options.store === undefined) app.addHook('onClose', async () => { await store.destroy() })
-  const counters = createCounterStore(config)
-  app.decorate<CounterStore>('counters', counters)
-  app.addHook('onClose', async () => { await counters.close() })
-  app.decorate<TokenService>('tokens', createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds }))
-
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-  })
-
+  app.decorate('services', options.services)
+  registerRequestHooks(app, options.services)
   registerErrorHandling(app)
   // Before the routes: the OpenAPI document learns each route as it is added (onRoute).
   await app.register(openApiPlugin)

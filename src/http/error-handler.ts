@@ -1,10 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, type ErrorCode, type ValidationIssue } from '../errors.js'
+import { formatUtcSeconds } from '../domain/dates.js'
+import { AppError, type ErrorCode, type ValidationIssue } from '../domain/errors.js'
+import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
 
 /**
  * The only place errors become HTTP responses (DECISIONS.md §2). Routes and services throw;
- * this maps AppError codes to statuses, schema-validation failures to the 422 shape, body
- * parsing failures to 422 `["body"]`, and everything else to a logged 500 with no internals.
+ * this maps AppError codes to statuses, schema-validation failures to the 422 shape (with the
+ * route's query-rule issues, so one 422 lists every offending parameter), body parsing failures
+ * to 422 `["body"]`, and everything else to a logged 500 with no internals.
  */
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -15,33 +18,19 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   USER_DISABLED: 403,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
-  CONFLICT: 409,
   VALIDATION_ERROR: 422,
   ACCOUNT_NEEDS_ONE_PLATFORM: 400,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_SERVER_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
 }
 
-/** Route option naming the 500 detail of that route (e.g. "Error fetching analytics"). */
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    internalErrorDetail?: string
-  }
-}
-
-/** `2026-11-21T12:00:00Z`: UTC to the second. */
-export function errorTimestamp (now = new Date()): string {
-  return now.toISOString().slice(0, 19) + 'Z'
-}
-
-export function standardErrorBody (request: FastifyRequest, code: ErrorCode | string, status: number, detail: string) {
+export function standardErrorBody (request: FastifyRequest, code: ErrorCode, status: number, detail: string) {
   return {
     detail,
     error_code: code,
     status_code: status,
     status: 'error' as const,
-    timestamp: errorTimestamp(),
+    timestamp: formatUtcSeconds(),
     request_id: request.id,
   }
 }
@@ -61,59 +50,6 @@ export function sendAppError (request: FastifyRequest, reply: FastifyReply, erro
   return reply.code(status).send({ ...standardErrorBody(request, error.code, status, error.message), ...error.extra })
 }
 
-const LOCATION_BY_CONTEXT: Record<string, string> = {
-  querystring: 'query',
-  body: 'body',
-  params: 'path',
-  headers: 'header',
-}
-
-interface AjvIssue {
-  keyword: string
-  instancePath: string
-  params: Record<string, unknown>
-  message?: string
-}
-
-/** One contract issue per offending field, from Ajv's list (which may name a field twice). */
-export function issuesFromAjv (context: string, errors: AjvIssue[]): ValidationIssue[] {
-  const location = LOCATION_BY_CONTEXT[context] ?? context
-  const byField = new Map<string, ValidationIssue>()
-  for (const error of errors) {
-    const path = error.instancePath.split('/').filter((part) => part !== '')
-    if (error.keyword === 'required') path.push(String(error.params.missingProperty))
-    const key = path.join('/')
-    if (byField.has(key)) continue
-    byField.set(key, { loc: [location, ...path], ...describeAjvIssue(error) })
-  }
-  return [...byField.values()]
-}
-
-function describeAjvIssue (error: AjvIssue): Omit<ValidationIssue, 'loc'> {
-  switch (error.keyword) {
-    case 'required':
-      return { msg: 'Field required', type: 'missing', ctx: {} }
-    case 'type':
-      return { msg: `Input should be a valid ${String(error.params.type)}`, type: `${String(error.params.type)}_type`, ctx: {} }
-    case 'minimum':
-      return { msg: `Input should be greater than or equal to ${String(error.params.limit)}`, type: 'greater_than_equal', ctx: { limit_value: error.params.limit } }
-    case 'maximum':
-      return { msg: `Input should be less than or equal to ${String(error.params.limit)}`, type: 'less_than_equal', ctx: { limit_value: error.params.limit } }
-    case 'minLength':
-      return { msg: `String should have at least ${String(error.params.limit)} characters`, type: 'string_too_short', ctx: { limit_value: error.params.limit } }
-    case 'maxLength':
-      return { msg: `String should have at most ${String(error.params.limit)} characters`, type: 'string_too_long', ctx: { limit_value: error.params.limit } }
-    case 'pattern':
-      return { msg: `String should match pattern '${String(error.params.pattern)}'`, type: 'string_pattern_mismatch', ctx: { pattern: error.params.pattern } }
-    case 'enum':
-    case 'const':
-    case 'anyOf':
-      return { msg: 'Input is not one of the allowed values', type: 'enum', ctx: error.params.allowedValues === undefined ? {} : { expected: error.params.allowedValues } }
-    default:
-      return { msg: error.message ?? 'Invalid value', type: error.keyword, ctx: {} }
-  }
-}
-
 /** Fastify's own body-parsing failures: all are "the body is not the JSON we need" → 422 ["body"]. */
 const BODY_ERROR_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'Request body is not valid JSON',
@@ -123,12 +59,21 @@ const BODY_ERROR_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is too large',
 }
 
+/** The schema's issues and the query rules' issues, one per parameter, in the order of the query schema. */
+function mergedIssues (request: FastifyRequest, schemaIssues: ValidationIssue[]): ValidationIssue[] {
+  const named = new Set(schemaIssues.map((found) => found.loc.join('.')))
+  const all = [...schemaIssues, ...(request.queryIssues ?? []).filter((found) => !named.has(found.loc.join('.')))]
+  const order = Object.keys((request.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties ?? {})
+  const rank = (found: ValidationIssue): number => found.loc[0] === 'query' ? order.indexOf(found.loc[1] ?? '') : -1
+  return all.sort((a, b) => rank(a) - rank(b))
+}
+
 export function registerErrorHandling (app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) return sendAppError(request, reply, error)
 
     if (error.validation !== undefined) {
-      const issues = issuesFromAjv(error.validationContext ?? 'body', error.validation as AjvIssue[])
+      const issues = mergedIssues(request, issuesFromAjv(error.validationContext ?? 'body', error.validation as AjvIssue[]))
       return sendAppError(request, reply, new AppError('VALIDATION_ERROR', 'Request validation failed', { issues }))
     }
 

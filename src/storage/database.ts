@@ -1,5 +1,9 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { DAILY_COUNT_METRICS } from '../domain/metrics.js'
 import type { PlatformCode } from '../domain/platforms.js'
+import type { PostCountMetric, PostTextField } from '../domain/post-fields.js'
+
+type DailyCountMetric = (typeof DAILY_COUNT_METRICS)[number]
 
 /**
  * Table shapes as Kysely sees them. Column names are the API's field names (snake_case) so a field
@@ -24,33 +28,17 @@ export interface AccountsTable {
   updated_at: string
 }
 
-/** One account-day. Every metric is nullable: null means "not reported". */
-export interface DailyMetricsTable {
+/** One account-day. Every metric is nullable: null means "not reported" (src/domain/metrics.ts). */
+export type DailyMetricsTable = {
   platform: PlatformCode
   account_id: number
   date: string
-  views: number | null
   /** Revenue in micro-units (1e-6 of the currency unit): exact sums, no float drift. */
   revenue_micros: number | null
-  followers: number | null
-  new_followers: number | null
-  posts_count: number | null
-  interactions: number | null
-  video_views_3s: number | null
-  video_views_2s: number | null
-  views_video: number | null
-  reach: number | null
-  impressions: number | null
-  ad_reach: number | null
-  likes: number | null
-  shares: number | null
-  comments: number | null
-  views_organic: number | null
-  views_paid: number | null
-  link_clicks: number | null
-}
+} & Record<DailyCountMetric, number | null>
 
-export interface PostsTable {
+/** One post (its fields: src/domain/post-fields.ts). */
+export type PostsTable = {
   platform: PlatformCode
   /** The platform's own post id: unique per platform. */
   id: string
@@ -59,29 +47,16 @@ export interface PostsTable {
   created_time: string
   type: string | null
   post_type: string
-  title: string | null
-  description: string | null
-  permalink: string | null
-  thumbnail_url: string | null
-  subjects: string | null
-  category: string | null
-  views: number | null
-  likes: number | null
-  comments: number | null
-  shares: number | null
-  interactions: number | null
-  reach: number | null
-  impressions: number | null
   revenue_micros: number | null
   /** When this row was last written; lets a reader tell imports apart. */
   updated_at: string
-}
+} & Record<PostTextField, string | null> & Record<PostCountMetric, number | null>
 
 /**
  * A version of a post that was replaced or deleted, kept so a /posts page walk can read "posts as
  * of" the revision its first page saw (migration 2026_11_22_0000_post_snapshots, docs/posts.md).
  */
-export interface PostHistoryTable extends Omit<PostsTable, 'updated_at'> {
+export type PostHistoryTable = Omit<PostsTable, 'updated_at'> & {
   /** The revision this version was written at. */
   revision: number
   /** The revision that replaced or deleted it. */

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { resolveScope } from '../../src/access/scope.js'
-import { AppError, type ErrorCode } from '../../src/errors.js'
+import { resolveScope } from '../../src/services/access/access.service.js'
+import { AppError, type ErrorCode } from '../../src/domain/errors.js'
 import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
 import { accountRow, brandRow, insertDataset } from '../helpers/analytics-fixtures.js'
 

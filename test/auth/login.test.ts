@@ -6,7 +6,7 @@ import { buildTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { createPartner, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
-import { rotateCredentials, setUserDisabled } from '../../src/users/users.service.js'
+import { rotateCredentials, setUserDisabled } from '../../src/services/users/users.service.js'
 
 /** POST /auth/login: every success and failure path of DECISIONS.md §3 except lockout (lockout.test.ts). */
 

@@ -6,7 +6,7 @@ import { buildTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
-import { rotateCredentials, setUserDisabled } from '../../src/users/users.service.js'
+import { rotateCredentials, setUserDisabled } from '../../src/services/users/users.service.js'
 
 /** The authentication hook on protected routes (DECISIONS.md §2, §3), exercised through GET /me. */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { CLIENT_KEY_PATTERN, SECRET_KEY_PATTERN, digestSecret } from '../../src/auth/credentials.js'
+import { CLIENT_KEY_PATTERN, SECRET_KEY_PATTERN, digestSecret } from '../../src/services/auth/credentials.js'
 import { EXIT } from '../../src/cli/io.js'
 import { runCliCaptured } from '../helpers/cli.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'

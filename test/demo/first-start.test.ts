@@ -4,12 +4,14 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { CLIENT_KEY_PATTERN, SECRET_KEY_PATTERN } from '../../src/auth/credentials.js'
-import type { CliIo } from '../../src/cli/io.js'
+import { CLIENT_KEY_PATTERN, SECRET_KEY_PATTERN } from '../../src/services/auth/credentials.js'
+import { loopbackUrl, printDemoAccess } from '../../src/cli/demo-banner.js'
+import { say, type CliIo } from '../../src/cli/io.js'
 import { loadConfig } from '../../src/config/load.js'
 import type { Config } from '../../src/config/schema.js'
-import { demoCredentialsPath, prepareDemoDatabase, type DemoCredentials } from '../../src/demo/first-start.js'
-import { rotateCredentials } from '../../src/users/users.service.js'
+import { demoCredentialsPath, prepareDemoDatabase, type DemoCredentials } from '../../src/services/demo/first-start.js'
+import { rotateCredentials } from '../../src/services/users/users.service.js'
+import type { Store } from '../../src/storage/db.js'
 import { buildTestApp } from '../helpers/app.js'
 import { bearer, loginToken } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
@@ -23,6 +25,12 @@ function capturingIo (): CliIo & { text: () => string } {
     env: {},
     text: () => stdout + stderr,
   }
+}
+
+/** What `serve` does on the demo database: prepare it, then print the access banner. */
+async function startDemo (store: Store, config: Config, io: CliIo): Promise<void> {
+  const access = await prepareDemoDatabase(store, config, (line) => say(io, line))
+  if (access !== undefined) printDemoAccess(io, loopbackUrl(config.host, config.port), access)
 }
 
 async function count (t: TestStore, table: 'brands' | 'accounts' | 'daily_metrics' | 'posts' | 'users'): Promise<number> {
@@ -46,7 +54,7 @@ for (const dialect of DIALECTS) {
       config = { ...loadConfig({ DATABASE_URL: t.databaseUrl, HOST: '0.0.0.0', PORT: '8123' }), dataDir }
       app = await buildTestApp(t.store)
       const io = capturingIo()
-      await prepareDemoDatabase(t.store, config, io)
+      await startDemo(t.store, config, io)
       firstOutput = io.text()
     })
     after(async () => {
@@ -98,7 +106,7 @@ for (const dialect of DIALECTS) {
     it('on a later start reuses the data (no import, no new user) and prints the same key pair', async () => {
       const stamp = await t.store.db.selectFrom('brands').select('updated_at').where('brand_id', '=', 1).executeTakeFirstOrThrow()
       const io = capturingIo()
-      await prepareDemoDatabase(t.store, config, io)
+      await startDemo(t.store, config, io)
       const output = io.text()
       assert.doesNotMatch(output, /importing/)
       assert.equal(await count(t, 'users'), 1)
@@ -116,12 +124,12 @@ for (const dialect of DIALECTS) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials
       await rotateCredentials(t.store.db, saved.user_id)
       const io = capturingIo()
-      await prepareDemoDatabase(t.store, config, io)
+      await startDemo(t.store, config, io)
       assert.match(io.text(), /this key pair no longer works/)
 
       writeFileSync(file, '{not json')
       const damaged = capturingIo()
-      await prepareDemoDatabase(t.store, config, damaged)
+      await startDemo(t.store, config, damaged)
       assert.match(damaged.text(), /is not readable as JSON/)
       assert.equal(await count(t, 'users'), 1)
     })
@@ -135,7 +143,7 @@ describe('first start on a database that already has brands but no demo key pair
     try {
       await t.store.db.insertInto('brands').values({ brand_id: 50, brand_name: 'Existing', updated_at: '2026-01-01T00:00:00Z' }).execute()
       const io = capturingIo()
-      await prepareDemoDatabase(t.store, { ...loadConfig({ DATABASE_URL: t.databaseUrl }), dataDir }, io)
+      await startDemo(t.store, { ...loadConfig({ DATABASE_URL: t.databaseUrl }), dataDir }, io)
       assert.equal(io.text(), '')
       assert.equal(await count(t, 'brands'), 1)
       assert.equal(existsSync(join(dataDir, 'demo-credentials.json')), false)

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict'
 import { CORE_COUNT_METRICS, metricAppliesTo, PLATFORM_METRIC_NAMES, platformMetricsOf } from '../../src/domain/metrics.js'
 import { PLATFORM_CODES, type PlatformCode } from '../../src/domain/platforms.js'
 import { derivePostType } from '../../src/domain/post-types.js'
-import { generateDemoRecords, type DemoOptions } from '../../src/demo/generator.js'
-import { PLATFORM_PROFILES } from '../../src/demo/profiles.js'
-import type { AccountRecord, DailyRecord, DemoRecord, PostRecord } from '../../src/demo/records.js'
+import { generateDemoRecords, type DemoOptions } from '../../src/services/demo/generator.js'
+import { PLATFORM_PROFILES } from '../../src/services/demo/profiles.js'
+import type { AccountRecord, DailyRecord, DemoRecord, PostRecord } from '../../src/services/demo/records.js'
 
 const DEFAULT_SET: DemoOptions = { brands: 8, days: 400, seed: 42, until: '2026-11-21' }
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { CORE_COUNT_METRICS, PLATFORM_METRIC_NAMES, metricAppliesTo } from '../../src/domain/metrics.js'
 import type { PlatformCode } from '../../src/domain/platforms.js'
 import type { Database, NewAccountRow, NewBrandRow, NewDailyMetricsRow } from '../../src/storage/database.js'
-import { addDays } from '../../src/http/params.js'
+import { addDays } from '../../src/domain/dates.js'
 
 /**
  * Analytics fixtures written straight into the tables (no import service): brands, accounts and

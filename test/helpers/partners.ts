@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '../../src/storage/db.js'
-import { createUser } from '../../src/users/users.service.js'
+import { createUser } from '../../src/services/users/users.service.js'
 
 /** A partner as tests use it: ids and the key pair that was shown once at creation. */
 export interface TestPartner {

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { AppError, ERROR_CODES, issue, validationError, type ErrorCode } from '../../src/errors.js'
-import { buildApp } from '../../src/http/app.js'
+import { AppError, ERROR_CODES, issue, validationError, type ErrorCode } from '../../src/domain/errors.js'
 import { STATUS_BY_CODE } from '../../src/http/error-handler.js'
-import { testConfig } from '../helpers/app.js'
+import { buildUnreadyTestApp } from '../helpers/app.js'
 import { createTestStore, type TestStore } from '../helpers/stores.js'
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
@@ -17,7 +16,7 @@ describe('error bodies (DECISIONS.md §2)', () => {
 
   before(async () => {
     testStore = await createTestStore('sqlite')
-    app = await buildApp(testConfig(), { store: testStore.store, logger: false })
+    app = await buildUnreadyTestApp(testStore.store)
     app.get('/test/throw/:code', async (request) => {
       const code = (request.params as { code: ErrorCode }).code
       throw new AppError(code, `message for ${code}`)
@@ -90,7 +89,7 @@ describe('error bodies (DECISIONS.md §2)', () => {
     ])
     const query = await app.inject({ method: 'GET', url: '/test/query?limit=abc' })
     assert.equal(query.statusCode, 422)
-    assert.deepEqual(query.json().detail, [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer', type: 'integer_type', ctx: {} }])
+    assert.deepEqual(query.json().detail, [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer', type: 'int_parsing', ctx: {} }])
   })
 
   it('answers a malformed, empty or non-JSON body with 422 loc ["body"]', async () => {
@@ -139,7 +138,7 @@ describe('request ids (DECISIONS.md §1)', () => {
 
   before(async () => {
     testStore = await createTestStore('sqlite')
-    app = await buildApp(testConfig(), { store: testStore.store, logger: false })
+    app = await buildUnreadyTestApp(testStore.store)
     await app.ready()
   })
   after(async () => {

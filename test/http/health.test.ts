@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { VERSION } from '../../src/version.js'
+import { VERSION } from '../../src/config/version.js'
 import { buildTestApp } from '../helpers/app.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 

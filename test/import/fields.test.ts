@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { derivePostType, resolvePostType } from '../../src/domain/post-types.js'
-import { checkCount, checkDate, checkMoney, checkTimestamp, FieldError } from '../../src/import/fields.js'
+import { checkCount, checkDate, checkMoney, checkTimestamp, FieldError } from '../../src/services/import/fields.js'
 
 const message = (value: unknown): string | undefined => (value instanceof FieldError ? value.message : undefined)
 

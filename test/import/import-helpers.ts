@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileSource } from '../../src/import/file-source.js'
-import { ImportRejectedError, importSources, type ImportOptions, type ImportSummary } from '../../src/import/import.service.js'
+import { fileSource } from '../../src/services/import/file-source.js'
+import { ImportRejectedError, importSources, type ImportOptions, type ImportSummary } from '../../src/services/import/import.service.js'
 import type { Store } from '../../src/storage/db.js'
 
 /** Shared plumbing for the import tests: temp files, one-call imports, row counts. */

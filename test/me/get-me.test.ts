@@ -5,8 +5,8 @@ import { buildTestApp } from '../helpers/app.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
-import { grantBrands, revokeBrands } from '../../src/users/users.service.js'
-import type { MeResponse } from '../../src/http/routes/me/get-me.js'
+import { grantBrands, revokeBrands } from '../../src/services/users/users.service.js'
+import type { MeResponse } from '../../src/http/schemas/me.schemas.js'
 
 /** GET /me (SPEC.md, DECISIONS.md §5): profile, brand pages, cursors, limits, access. */
 
@@ -127,7 +127,7 @@ for (const dialect of DIALECTS) {
 
     it('answers 422 for a limit that is not an integer from 1 to 100', async () => {
       const token = await loginToken(app, await createPartner(test.store, { brandIds: [1] }))
-      for (const [value, type] of [['0', 'greater_than_equal'], ['101', 'less_than_equal'], ['-1', 'greater_than_equal'], ['abc', 'integer_type'], ['1.5', 'integer_type']]) {
+      for (const [value, type] of [['0', 'greater_than_equal'], ['101', 'less_than_equal'], ['-1', 'greater_than_equal'], ['abc', 'int_parsing'], ['1.5', 'int_parsing'], ['0x10', 'int_parsing'], ['0b11', 'int_parsing'], ['1e2', 'int_parsing'], ['1.0', 'int_parsing']]) {
         const response = await getMe(token, `?limit=${value}`)
         assert.equal(response.statusCode, 422, value)
         const body = response.json()

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { PlatformCode } from '../../src/domain/platforms.js'
-import type { RecordSource } from '../../src/import/source.js'
+import type { RecordSource } from '../../src/services/import/source.js'
 import type { Database, NewPostRow } from '../../src/storage/database.js'
 import { accountRow, brandRow } from '../helpers/analytics-fixtures.js'
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { MemoryCounterStore } from '../../src/ratelimit/counter-store.js'
-import { FixedWindowLimiter } from '../../src/ratelimit/limiter.js'
+import { MemoryCounterStore } from '../../src/storage/counters/counter-store.js'
+import { FixedWindowLimiter } from '../../src/services/ratelimit/limiter.js'
 
 /** The two-window fixed limiter on a fake clock (DECISIONS.md §4, §10). */
 

@@ -1,6 +1,6 @@
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 import { errorFromResponse, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, type PartnerAnalyticsError } from './errors.js'
-import type { AnalyticsEntry, AnalyticsQuery, AnalyticsResponse, Brand, HealthResponse, MeResponse, Post, PostsQuery, PostsResponse, TokenResponse } from './types.js'
+import type { AnalyticsQuery, Brand, DailyEntry, DailyReport, HealthResponse, MeQuery, MeResponse, Post, PostsQuery, PostsResponse, ReportOf, TokenResponse } from './types.js'
 
 export interface ClientOptions {
   /** e.g. https://api.example.com (no trailing path needed). */
@@ -63,13 +63,13 @@ export class PartnerAnalyticsClient {
   }
 
   /** GET /me: the user and one page of brands. */
-  async me (query: { limit?: number, cursor?: string } = {}): Promise<MeResponse> {
+  async me (query: MeQuery = {}): Promise<MeResponse> {
     return await this.authorized<MeResponse>('/me', query)
   }
 
-  /** GET /analytics/: one response (one page for type=daily). */
-  async analytics (query: AnalyticsQuery = {}): Promise<AnalyticsResponse> {
-    return await this.authorized<AnalyticsResponse>('/analytics/', { ...query })
+  /** GET /analytics/: one response (one page for type=daily), typed by the report `type` selects. */
+  async analytics<Q extends AnalyticsQuery> (query: Q = {} as Q): Promise<ReportOf<Q>> {
+    return await this.authorized<ReportOf<Q>>('/analytics/', { ...query })
   }
 
   /** GET /posts: one page. */
@@ -88,17 +88,17 @@ export class PartnerAnalyticsClient {
   }
 
   /** Every page of a type=daily query, following next_cursor until it is absent. */
-  async * dailyPages (query: Omit<AnalyticsQuery, 'type' | 'cursor'> = {}): AsyncGenerator<AnalyticsResponse> {
+  async * dailyPages (query: Omit<AnalyticsQuery, 'type' | 'cursor'> = {}): AsyncGenerator<DailyReport> {
     let cursor: string | undefined
     do {
-      const page = await this.analytics({ ...query, type: 'daily', cursor })
+      const page: DailyReport = await this.analytics({ ...query, type: 'daily', cursor })
       yield page
-      cursor = typeof page.next_cursor === 'string' ? page.next_cursor : undefined
+      cursor = page.next_cursor
     } while (cursor !== undefined)
   }
 
   /** Every daily entry of the period, page after page (latest date first). */
-  async * dailyEntries (query: Omit<AnalyticsQuery, 'type' | 'cursor'> = {}): AsyncGenerator<AnalyticsEntry> {
+  async * dailyEntries (query: Omit<AnalyticsQuery, 'type' | 'cursor'> = {}): AsyncGenerator<DailyEntry> {
     for await (const page of this.dailyPages(query)) yield * page.data
   }
 

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { setUserDisabled } from '../../../src/users/users.service.js'
+import { setUserDisabled } from '../../../src/services/users/users.service.js'
 import { createPartner } from '../../../test/helpers/partners.js'
 import { DIALECTS } from '../../../test/helpers/stores.js'
 import {
@@ -96,7 +96,7 @@ for (const dialect of DIALECTS) {
 
     it('maps 400, 403 and 422 to typed errors carrying the details', async () => {
       const client = clientFor()
-      const bad = await client.analytics({ account_id: 100 }).catch((caught: unknown) => caught)
+      const bad = await client.analytics({ account_id: [100] }).catch((caught: unknown) => caught)
       assert.ok(bad instanceof BadRequestError)
       assert.equal(bad.message, 'account_id requires exactly one platform to be specified')
       const forbidden = await client.analytics({ brand_id: [1, 4] }).catch((caught: unknown) => caught)

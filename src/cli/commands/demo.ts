@@ -1,10 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander'
-import { DEMO_DEFAULTS, DEMO_LIMITS, isCalendarDate, resolveDemoOptions } from '../../demo/generator.js'
-import { writeDemoNdjson } from '../../demo/ndjson.js'
-import type { DemoRecordKind } from '../../demo/records.js'
-import { demoSource } from '../../demo/source.js'
-import { importSources } from '../../import/import.service.js'
-import { withStore } from '../context.js'
+import { isCalendarDate } from '../../domain/dates.js'
+import { DEMO_DEFAULTS, DEMO_LIMITS, resolveDemoOptions } from '../../services/demo/generator.js'
+import { writeDemoNdjson } from '../../services/demo/ndjson.js'
+import type { DemoRecordKind } from '../../services/demo/records.js'
+import { demoSource } from '../../services/demo/source.js'
+import { withServices } from '../context.js'
 import { printJson, say, type CliIo } from '../io.js'
 
 /** `demo`: deterministic synthetic data, imported into the configured database or written to NDJSON. */
@@ -83,7 +83,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
         return
       }
 
-      const summary = await withStore(io, (store) => importSources(store, [demoSource(demo)], {
+      const summary = await withServices(io, ({ services }) => services.imports.run([demoSource(demo)], {
         onError: (message) => say(io, message),
         onProgress: io.stderr.isTTY === true
           ? (done, pass) => { io.stderr.write(`\r${pass === 'validate' ? 'validated' : 'written'}: ${done} records`) }

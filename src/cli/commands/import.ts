@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import type { Command } from 'commander'
-import { AppError } from '../../errors.js'
-import { fileSource } from '../../import/file-source.js'
-import { importSources, type ImportSummary } from '../../import/import.service.js'
-import { withStore } from '../context.js'
+import { AppError } from '../../domain/errors.js'
+import { fileSource } from '../../services/import/file-source.js'
+import type { ImportSummary } from '../../services/import/import.service.js'
+import { withServices } from '../context.js'
 import { printJson, say, type CliIo } from '../io.js'
 import { createImportProgress } from './import-progress.js'
 
@@ -23,7 +23,7 @@ export function registerImportCommand (program: Command, io: CliIo): void {
       const progress = createImportProgress(io)
       let summary: ImportSummary
       try {
-        summary = await withStore(io, (store) => importSources(store, files.map(fileSource), {
+        summary = await withServices(io, ({ services }) => services.imports.run(files.map(fileSource), {
           dryRun: options.dryRun === true,
           onError: (message) => {
             progress.stop()

@@ -1,13 +1,83 @@
+import type { AddressInfo } from 'node:net'
 import type { Command } from 'commander'
-import type { CliIo } from '../io.js'
+import type { FastifyInstance } from 'fastify'
+import { loadConfig, resolveJwtSecret } from '../../config/load.js'
+import { buildApp } from '../../http/app.js'
+import { prepareDemoDatabase, type DemoAccess } from '../../services/demo/first-start.js'
+import { createServices } from '../../services/index.js'
+import { createCounterStore } from '../../storage/counters/index.js'
+import { createStore } from '../../storage/db.js'
+import { migrateToLatest } from '../../storage/migrate.js'
+import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
+import { say, type CliIo } from '../io.js'
+
+/** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+const SHUTDOWN_GRACE_MS = 10_000
+
+export interface RunningServer {
+  app: FastifyInstance
+  /** The address it listens on, e.g. http://127.0.0.1:8000. */
+  url: string
+  /** Resolves once the server has shut down (after SIGTERM/SIGINT or `close()`). */
+  closed: Promise<void>
+  close: () => Promise<void>
+}
 
 export function registerServeCommand (program: Command, io: CliIo): void {
   program.command('serve')
     .description('Migrate the database and serve the HTTP API (HOST, PORT; stops cleanly on SIGTERM/SIGINT)')
     .action(async () => {
-      // Loaded on demand: the other commands need neither Fastify nor the demo generator.
-      const { startServer } = await import('../../http/server.js')
       const server = await startServer(io)
       await server.closed
     })
+}
+
+/**
+ * `partner-analytics serve`: configuration → store → migrations → (demo data on the embedded
+ * default database) → services → app → listen, then a graceful stop on SIGTERM/SIGINT: the server
+ * stops accepting, in-flight requests finish, the connections close.
+ */
+export async function startServer (io: CliIo): Promise<RunningServer> {
+  const config = resolveJwtSecret(loadConfig(io.env))
+  const store = createStore(config.database)
+  const counters = createCounterStore(config)
+  let app: FastifyInstance
+  let demo: DemoAccess | undefined
+  try {
+    await migrateToLatest(store)
+    if (config.isDefaultDatabase) demo = await prepareDemoDatabase(store, config, (line) => say(io, line))
+    app = await buildApp(config, { services: createServices({ config, store, counters }) })
+  } catch (error) {
+    await counters.close()
+    await store.destroy()
+    throw error
+  }
+  app.addHook('onClose', async () => {
+    await counters.close()
+    await store.destroy()
+  })
+
+  const url = await app.listen({ host: config.host, port: config.port })
+  if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, (app.server.address() as AddressInfo).port), demo)
+
+  let resolveClosed: () => void = () => {}
+  const closed = new Promise<void>((resolve) => { resolveClosed = resolve })
+  let closing: Promise<void> | undefined
+  const close = async (): Promise<void> => {
+    closing ??= app.close().then(() => {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
+      resolveClosed()
+    })
+    await closing
+  }
+  const onSignal = (signal: NodeJS.Signals): void => {
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    // Requests still running after the grace period are cut, so a stuck one cannot block the stop.
+    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref()
+    close().catch((error: unknown) => app.log.error({ err: error }, 'shutdown failed'))
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  return { app, url, closed, close }
 }

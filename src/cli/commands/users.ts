@@ -1,9 +1,6 @@
 import type { Command } from 'commander'
-import {
-  createUser, grantBrands, revokeBrands, rotateCredentials, setUserDisabled, summarizeUsers,
-} from '../../users/users.service.js'
 import { parseIdList } from '../arguments.js'
-import { withStore } from '../context.js'
+import { withServices } from '../context.js'
 import { printJson, say, type CliIo } from '../io.js'
 
 /** `users …` and `credentials rotate`: thin wrappers over users.service. */
@@ -16,7 +13,7 @@ export function registerUserCommands (program: Command, io: CliIo): void {
     .option('--brands <ids>', 'comma-separated brand ids to grant', parseIdList, [] as number[])
     .option('--json', 'print one JSON object on stdout')
     .action(async (options: { name: string, brands: number[], json?: boolean }) => {
-      const created = await withStore(io, (store) => createUser(store.db, { name: options.name, brandIds: options.brands }))
+      const created = await withServices(io, ({ services }) => services.users.create({ name: options.name, brandIds: options.brands }))
       if (options.json === true) return printJson(io, created)
       say(io, `Created user ${created.user_id} (${created.name}) with brands [${created.brand_ids.join(', ')}]`)
       say(io, `api_client_key: ${created.api_client_key}`)
@@ -28,7 +25,7 @@ export function registerUserCommands (program: Command, io: CliIo): void {
     .description('List users with their state, live client key and brands')
     .option('--json', 'print one JSON object on stdout')
     .action(async (options: { json?: boolean }) => {
-      const list = await withStore(io, (store) => summarizeUsers(store.db))
+      const list = await withServices(io, ({ services }) => services.users.list())
       if (options.json === true) return printJson(io, { users: list })
       if (list.length === 0) return say(io, 'No users.')
       for (const user of list) {
@@ -42,19 +39,19 @@ export function registerUserCommands (program: Command, io: CliIo): void {
       .description(disabled ? 'Disable a user: login and existing tokens are refused (403 USER_DISABLED)' : 'Enable a disabled user')
       .option('--json', 'print one JSON object on stdout')
       .action(async (userId: string, options: { json?: boolean }) => {
-        const result = await withStore(io, (store) => setUserDisabled(store.db, userId, disabled))
+        const result = await withServices(io, ({ services }) => services.users.setDisabled(userId, disabled))
         if (options.json === true) return printJson(io, result)
         say(io, `User ${userId} ${disabled ? 'disabled' : 'enabled'}.`)
       })
   }
 
-  for (const [name, change] of [['grant', grantBrands], ['revoke', revokeBrands]] as const) {
+  for (const name of ['grant', 'revoke'] as const) {
     users.command(`${name} <user_id>`)
       .description(name === 'grant' ? 'Give a user access to brands' : 'Take brands away from a user')
       .requiredOption('--brands <ids>', 'comma-separated brand ids', parseIdList)
       .option('--json', 'print one JSON object on stdout')
       .action(async (userId: string, options: { brands: number[], json?: boolean }) => {
-        const result = await withStore(io, (store) => change(store.db, userId, options.brands))
+        const result = await withServices(io, ({ services }) => services.users[name](userId, options.brands))
         if (options.json === true) return printJson(io, result)
         say(io, `User ${userId} now has brands [${result.brand_ids.join(', ')}].`)
       })
@@ -65,7 +62,7 @@ export function registerUserCommands (program: Command, io: CliIo): void {
     .description('Issue a new key pair and revoke the old one (tokens issued with it stop within 5 s)')
     .option('--json', 'print one JSON object on stdout')
     .action(async (userId: string, options: { json?: boolean }) => {
-      const issued = await withStore(io, (store) => rotateCredentials(store.db, userId))
+      const issued = await withServices(io, ({ services }) => services.users.rotate(userId))
       if (options.json === true) return printJson(io, issued)
       say(io, `New key pair for ${issued.user_id}; the old one no longer works.`)
       say(io, `api_client_key: ${issued.api_client_key}`)

@@ -1,11 +1,14 @@
-import { COMPONENT_MARKER } from './openapi-transform.js'
+import type { RouteAccess } from '../route-access.js'
+import { COMPONENT_MARKER } from '../schemas/components.js'
 import { LOGIN_ERROR_EXAMPLES, PROTECTED_ERROR_EXAMPLES, SUCCESS_EXAMPLES } from './openapi-examples.js'
+import { ACCESS_EXTENSION } from './openapi-transform.js'
 
 /**
  * The parts every operation shares, added once to the document @fastify/swagger built from the
- * route schemas: bearer security, the X-Request-Id / rate-limit / Retry-After / WWW-Authenticate
- * response headers (DECISIONS.md §1, §2, §4), response descriptions and examples, and shared
- * error bodies as components.
+ * route schemas: security and the rate-limit / Retry-After / WWW-Authenticate response headers
+ * from each route's declared access, X-Request-Id everywhere (DECISIONS.md §1, §2, §4), response
+ * descriptions and examples, list parameters as comma-separated, and every marked schema as one
+ * named component.
  */
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -15,13 +18,17 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 interface MediaType { schema?: unknown, examples?: Record<string, unknown> }
 interface Response { description?: string, headers?: Record<string, unknown>, content?: Record<string, MediaType> }
-interface Parameter { in?: string, required?: boolean, schema?: { default?: unknown } }
-interface Operation { operationId?: string, security?: unknown[], parameters?: Parameter[], responses?: Record<string, Response> }
+interface Parameter { in?: string, required?: boolean, style?: string, explode?: boolean, schema?: { default?: unknown, type?: unknown } }
+interface Operation {
+  operationId?: string
+  security?: unknown[]
+  parameters?: Parameter[]
+  responses?: Record<string, Response>
+  [ACCESS_EXTENSION]?: RouteAccess
+}
 
-/** Operations reachable without a token (everything else sits behind the bearer hook). */
-export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set(['getHealth', 'login'])
-/** Operations outside every rate limit (DECISIONS.md §4: /health is not limited). */
-export const UNLIMITED_OPERATIONS: ReadonlySet<string> = new Set(['getHealth'])
+/** A route that declares no access is public and unlimited (src/http/route-access.ts). */
+const PUBLIC: RouteAccess = { auth: 'none', rateLimit: 'none' }
 
 const header = (description: string, schema: Record<string, unknown>, required = false) => ({ description, required, schema })
 
@@ -84,17 +91,22 @@ export function completeDocument (document: OpenApiDocument): OpenApiDocument {
 function completeOperation (operation: Operation, name: string, schemas: Record<string, unknown>): void {
   const id = operation.operationId
   if (id === undefined) throw new Error(`OpenAPI: ${name} has no operationId`)
-  const isPublic = PUBLIC_OPERATIONS.has(id)
-  operation.security = isPublic ? [] : [{ bearerAuth: [] }]
+  const access = operation[ACCESS_EXTENSION] ?? PUBLIC
+  delete operation[ACCESS_EXTENSION]
+  operation.security = access.auth === 'bearer' ? [{ bearerAuth: [] }] : []
   const errorExamples = id === 'login' ? LOGIN_ERROR_EXAMPLES : PROTECTED_ERROR_EXAMPLES
   for (const parameter of operation.parameters ?? []) {
+    if (parameter.in !== 'query') continue
     // A TypeBox property with a default is not Optional, yet the client may leave it out: Ajv fills it in.
-    if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false
+    if (parameter.schema?.default !== undefined) parameter.required = false
+    // Lists travel comma-separated in one parameter (`brand_id=1,2`), not repeated.
+    if (parameter.schema?.type === 'array') Object.assign(parameter, { style: 'form', explode: false })
+    parameter.schema = shareComponents(parameter.schema, schemas) as Parameter['schema']
   }
 
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     response.description = (id === 'login' ? LOGIN_DESCRIPTIONS[status] : undefined) ?? STATUS_DESCRIPTIONS[status] ?? response.description
-    response.headers = responseHeaders(id, status)
+    response.headers = responseHeaders(access, status)
     const media = response.content?.['application/json']
     if (media === undefined) continue
     media.schema = shareComponents(media.schema, schemas)
@@ -107,26 +119,32 @@ function exampleOf (example: unknown): Record<string, unknown> | undefined {
   return example === undefined ? undefined : { default: example }
 }
 
-function responseHeaders (operationId: string, status: string): Record<string, unknown> {
+function responseHeaders (access: RouteAccess, status: string): Record<string, unknown> {
   const names = ['X-Request-Id']
-  // The per-user limit counts only authenticated requests, so a protected route's 401 (answered by
+  // The per-user limit counts only authenticated requests, so a bearer route's 401 (answered by
   // the auth hook, before the limiter) carries no rate-limit headers; login's per-IP limit runs first.
-  const countedByLimiter = !UNLIMITED_OPERATIONS.has(operationId) && !(status === '401' && !PUBLIC_OPERATIONS.has(operationId))
-  if (countedByLimiter) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
+  const counted = access.rateLimit !== 'none' && !(status === '401' && access.auth === 'bearer')
+  if (counted) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
   if (status === '429') names.push('Retry-After')
   if (status === '401') names.push('WWW-Authenticate')
-  // TOO_MANY_ATTEMPTS is a 401 that also says how long the lockout lasts.
-  if (status === '401' && operationId === 'login') names.push('Retry-After')
-  return Object.fromEntries(names.map((name) => [name, status === '401' && operationId === 'login' && name === 'Retry-After'
+  // Login's 401 TOO_MANY_ATTEMPTS also says how long the lockout lasts.
+  const lockout = status === '401' && access.rateLimit === 'ip'
+  if (lockout) names.push('Retry-After')
+  return Object.fromEntries(names.map((name) => [name, lockout && name === 'Retry-After'
     ? { ...(SHARED_HEADERS['Retry-After'] as object), required: false, description: 'With TOO_MANY_ATTEMPTS: seconds until the lockout ends' }
     : ref('headers', name)]))
 }
 
-/** Replaces a schema marked by transformRouteSchema with a $ref to one shared component. */
+/**
+ * Every schema marked with `component()` (src/http/schemas/components.ts), at any depth, becomes
+ * one entry of components.schemas and is replaced by a $ref to it.
+ */
 function shareComponents (schema: unknown, schemas: Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => shareComponents(item, schemas))
   if (schema === null || typeof schema !== 'object') return schema
   const { [COMPONENT_MARKER]: name, ...rest } = schema as Record<string, unknown>
-  if (typeof name !== 'string') return schema
-  schemas[name] ??= rest
+  const shared = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, shareComponents(value, schemas)]))
+  if (typeof name !== 'string') return shared
+  schemas[name] ??= shared
   return ref('schemas', name)
 }

@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { VERSION } from '../../version.js'
+import { VERSION } from '../../config/version.js'
 import { completeDocument, type OpenApiDocument } from './openapi-document.js'
 import { apiDescription } from './openapi-description.js'
 import { transformRouteSchema } from './openapi-transform.js'
@@ -32,7 +32,7 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance) {
     },
     // const stays const: OpenAPI 3.1 is JSON Schema 2020-12, and the generated client types keep literals.
     convertConstToEnum: false,
-    transform: ({ schema, url }) => ({ schema: transformRouteSchema(schema), url }),
+    transform: ({ schema, url, route }) => ({ schema: transformRouteSchema(schema, route), url }),
     // Always the openapi branch here (this plugin configures `openapi`, never `swagger`).
     transformObject: (documentObject) => completeDocument((documentObject as { openapiObject: OpenApiDocument }).openapiObject) as never,
   })

@@ -1,16 +1,20 @@
 import type { FastifyInstance } from 'fastify'
+import { getAnalyticsRoute } from './analytics/get-analytics.js'
 import { loginRoute } from './auth/login.js'
 import { docsRoutes } from './docs/index.js'
-import { partnerRoutes } from './partner-routes.js'
+import { getMeRoute } from './me/get-me.js'
+import { getPostsRoute } from './posts/get-posts.js'
 import { healthRoute } from './system/health.js'
 
 /**
- * Every route of the service, in one list. Public routes first; partner routes sit behind the
- * authentication hook and the per-user rate limit (partner-routes.ts).
+ * Every route of the service, in one list. Each route declares its own access (bearer + per-user
+ * limit, per-IP limit, or public) in its options: src/http/route-access.ts.
  */
 export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(healthRoute)
   await app.register(docsRoutes)
   await app.register(loginRoute)
-  await app.register(partnerRoutes)
+  await app.register(getMeRoute)
+  await app.register(getAnalyticsRoute)
+  await app.register(getPostsRoute)
 }

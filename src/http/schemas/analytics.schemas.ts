@@ -1,74 +1,140 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TProperties } from '@sinclair/typebox'
+import { REPORT_TYPES } from '../../domain/analytics.js'
 import { PLATFORM_METRICS, PLATFORM_METRIC_NAMES } from '../../domain/metrics.js'
+import { MAX_PERIOD_DAYS } from '../../domain/period.js'
+import { component } from './components.js'
+import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, StringEnum } from './params.schemas.js'
 
 /**
- * GET /analytics/ request and response shapes (SPEC.md, DECISIONS.md §6), for validation,
- * serialization (property order = output order) and OpenAPI. The query is declared as plain
- * strings: src/analytics/params.ts parses it so that one 422 lists every bad parameter.
+ * GET /analytics/: the query and the three reports' shapes (SPEC.md, DECISIONS.md §6), for
+ * validation, serialization (property order = output order) and the OpenAPI document. Fields that
+ * every entry of a report carries are required; the rest depend on the query (DECISIONS.md §6).
  */
 
-const text = (description: string) => Type.Optional(Type.String({ description }))
-
 export const AnalyticsQuery = Type.Object({
-  type: text('daily (default), monthly or agg; case-sensitive'),
-  since: text('YYYY-MM-DD, inclusive; default today (UTC) minus 7 days'),
-  until: text('YYYY-MM-DD, inclusive; default today (UTC); at most 1096 days after since, inclusive'),
-  brand_id: text('One or comma-separated brand ids (at most 100); default every accessible brand'),
-  account_id: text('One or comma-separated account ids (at most 100) on the one platform given'),
-  platform: text('Comma-separated platform codes or names (fb, facebook, …); default all platforms summed'),
-  split_by_platform: text('true/false/1/0/yes/no/on/off: group by platform only, across every brand'),
-  cursor: text('type=daily only: next_cursor of the previous page of this same query'),
+  type: StringEnum(REPORT_TYPES, { default: 'daily', description: 'daily (default), monthly or agg; case-sensitive' }),
+  since: Type.Optional(DateParam('Start of the period, inclusive; default until (or today, if earlier) minus 7 days')),
+  until: Type.Optional(DateParam(`End of the period, inclusive; default today (UTC). At most ${MAX_PERIOD_DAYS} days from since, inclusive`)),
+  brand_id: Type.Optional(IdListParam('Brands to report on; default every accessible brand')),
+  account_id: Type.Optional(IdListParam('Accounts to report on, on the one platform given')),
+  platform: Type.Optional(PlatformListParam),
+  split_by_platform: FlagParam('Group by platform only, summed across every brand in scope'),
+  cursor: Type.Optional(CursorParam('type=daily only: next_cursor of the previous page of this same query')),
 })
+export type AnalyticsQuery = Static<typeof AnalyticsQuery>
 
-const nullableString = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
-const count = (description: string) => Type.Optional(Type.Integer({ description }))
+const count = (description: string) => Type.Integer({ description })
+const optionalCount = (description: string) => Type.Optional(count(description))
 
-export const AnalyticsEntry = Type.Object({
-  date: Type.Optional(Type.String({ description: 'type=daily: YYYY-MM-DD' })),
-  month: Type.Optional(Type.String({ description: 'type=monthly: YYYY-MM' })),
-  platform: Type.Optional(Type.String({ description: 'Platform code, when platform was given or split_by_platform=true' })),
-  brand_id: count('When grouped by brand'),
-  account_id: count('When account_id was given'),
-  name: nullableString('type=agg: brand name (by brand) or account name (by account)'),
-  account_name: nullableString('daily/monthly entries of an account'),
-  network_id: nullableString('type=agg by account: platform-specific identifier'),
-  storage_avatar: nullableString('type=agg by account: avatar URL'),
-  permalink: nullableString('type=agg by account: profile URL'),
-  revenue: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: '2 decimals; agg: null when nothing was reported' })),
-  views: count('Sum of views'),
-  followers: count('daily: sum of the day; monthly/agg: sum over accounts of the last value reported in the window'),
-  new_followers: count('Sum of followers gained'),
-  posts_count: count('Sum of posts published'),
-  posts_per_day: Type.Optional(Type.Number({ description: 'daily: posts_count; monthly/agg: posts_count / days of the window in the period, 2 decimals' })),
-  interactions: count('Sum of interactions'),
-  engagement_rate: Type.Optional(Type.Number({ description: 'interactions / (reach of fb, ig, sc, li rows + views of the others), 6 decimals; 0 when the denominator is 0' })),
-  interaction_rate: Type.Optional(Type.Number({ description: 'Same value as engagement_rate' })),
-  ...Object.fromEntries(PLATFORM_METRIC_NAMES.map((metric) => [metric, count(`Platforms: ${PLATFORM_METRICS[metric].join(', ')}${metric === 'ad_reach' ? ' (daily only)' : ''}`)])),
-})
+/** The metric fields every entry carries, in the contract's order. */
+function coreMetrics (report: 'daily' | 'monthly' | 'agg'): TProperties {
+  return {
+    revenue: report === 'agg'
+      ? Type.Union([Type.Number(), Type.Null()], { description: 'Sum of reported revenue, 2 decimals; null when nothing was reported' })
+      : Type.Number({ description: 'Sum of reported revenue, 2 decimals; 0 when nothing was reported' }),
+    views: count('Sum of views'),
+    followers: count(report === 'daily'
+      ? 'Sum of the day\'s followers'
+      : 'Sum over accounts of each account\'s last followers value reported in the window'),
+    new_followers: count('Sum of followers gained'),
+    posts_count: count('Sum of posts published'),
+    posts_per_day: Type.Number({ description: report === 'daily' ? 'Equals posts_count' : 'posts_count / days of the window inside the period, 2 decimals' }),
+    interactions: count('Sum of interactions'),
+    engagement_rate: Type.Number({ description: 'interactions / (reach of fb, ig, sc, li rows + views of the other platforms\' rows), 6 decimals; 0 when the denominator is 0; a ratio, not a percentage' }),
+    interaction_rate: Type.Number({ description: 'Same value as engagement_rate' }),
+  }
+}
 
-const AggregateFigures = Type.Object({
+/** Platform-specific fields: present when they apply to a platform in the entry's scope. */
+function platformMetrics (report: 'daily' | 'monthly' | 'agg'): TProperties {
+  return Object.fromEntries(PLATFORM_METRIC_NAMES
+    .filter((metric) => metric !== 'ad_reach' || report === 'daily')
+    .map((metric) => [metric, optionalCount(`Platforms: ${PLATFORM_METRICS[metric].join(', ')}`)]))
+}
+
+const platformField = Type.Optional(Type.String({ description: 'Platform code, when platform was given or split_by_platform=true' }))
+const brandField = Type.Optional(Type.Integer({ description: 'When grouped by brand (no account_id, not split by platform)' }))
+const accountField = Type.Optional(Type.Integer({ description: 'When account_id was given (not split by platform)' }))
+const accountNameField = Type.Optional(Type.String({ description: 'With account_id' }))
+
+export const DailyEntry = component('DailyEntry', Type.Object({
+  date: Type.String({ description: 'YYYY-MM-DD' }),
+  platform: platformField,
+  brand_id: brandField,
+  account_id: accountField,
+  account_name: accountNameField,
+  ...coreMetrics('daily'),
+  ...platformMetrics('daily'),
+}))
+
+export const MonthlyEntry = component('MonthlyEntry', Type.Object({
+  month: Type.String({ description: 'YYYY-MM' }),
+  platform: platformField,
+  brand_id: brandField,
+  account_id: accountField,
+  account_name: accountNameField,
+  ...coreMetrics('monthly'),
+  ...platformMetrics('monthly'),
+}))
+
+const nullableText = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
+
+export const AggEntry = component('AggEntry', Type.Object({
+  platform: platformField,
+  brand_id: brandField,
+  account_id: accountField,
+  name: nullableText('Brand name (grouped by brand) or account name (grouped by account)'),
+  network_id: nullableText('Grouped by account: platform-specific identifier'),
+  storage_avatar: nullableText('Grouped by account: avatar URL'),
+  permalink: nullableText('Grouped by account: profile URL'),
+  ...coreMetrics('agg'),
+  ...platformMetrics('agg'),
+}))
+
+export const AggregateFigures = component('AggregateFigures', Type.Object({
   views: Type.Number(),
-  revenue: Type.Union([Type.Number(), Type.Null()]),
+  revenue: Type.Union([Type.Number(), Type.Null()], { description: 'null when every entry\'s revenue is null' }),
   interactions: Type.Number(),
   posts_count: Type.Number(),
   new_followers: Type.Number(),
   followers: Type.Number(),
   posts_per_day: Type.Number(),
-})
+}))
 
-export const AnalyticsResponse = Type.Object({
-  data: Type.Array(AnalyticsEntry),
-  total: Type.Integer({ description: 'Entries in this response (this page for daily)' }),
-  aggregates: Type.Optional(Type.Object({
-    total: AggregateFigures,
-    average: AggregateFigures,
-  }, { description: 'type=agg: sums of the entries, and those sums divided by the number of entries' })),
-  since: Type.String(),
-  until: Type.String(),
+/** The members every report envelope has, after `data` and `total`. */
+const envelopeTail = {
+  since: Type.String({ description: 'Start of the period, YYYY-MM-DD' }),
+  until: Type.String({ description: 'End of the period, YYYY-MM-DD' }),
   platforms: Type.Union([Type.Array(Type.String()), Type.Literal('all')], { description: 'Requested platform codes in canonical order, or "all"' }),
   brand_ids: Type.Array(Type.Integer(), { description: 'Brands in scope, ascending' }),
-  brand_id: count('When exactly one brand_id was given'),
-  next_cursor: Type.Optional(Type.String({ description: 'type=daily: present only when another page exists' })),
-})
-export type AnalyticsResponse = Static<typeof AnalyticsResponse>
-export type AnalyticsEntry = Static<typeof AnalyticsEntry>
+  brand_id: Type.Optional(Type.Integer({ description: 'When exactly one brand_id was given' })),
+}
+
+export const DailyReport = component('DailyReport', Type.Object({
+  data: Type.Array(DailyEntry),
+  total: Type.Integer({ description: 'Entries on this page (at most 20)' }),
+  ...envelopeTail,
+  next_cursor: Type.Optional(Type.String({ description: 'Present only when another page exists: pass it as cursor' })),
+}))
+
+export const MonthlyReport = component('MonthlyReport', Type.Object({
+  data: Type.Array(MonthlyEntry),
+  total: Type.Integer({ description: 'Entries (every month of the period)' }),
+  ...envelopeTail,
+}))
+
+export const AggReport = component('AggReport', Type.Object({
+  data: Type.Array(AggEntry),
+  total: Type.Integer({ description: 'Entries' }),
+  aggregates: Type.Object({
+    total: AggregateFigures,
+    average: AggregateFigures,
+  }, { description: 'Sums of the entries\' figures, and those sums divided by the number of entries' }),
+  ...envelopeTail,
+}))
+
+/** The documented 200 body: one of the three reports, by `type`. */
+export const AnalyticsResponse = Type.Union([DailyReport, MonthlyReport, AggReport], { description: 'type=daily: DailyReport; type=monthly: MonthlyReport; type=agg: AggReport' })
+export type DailyReport = Static<typeof DailyReport>
+export type MonthlyReport = Static<typeof MonthlyReport>
+export type AggReport = Static<typeof AggReport>

@@ -1,35 +1,37 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import { component } from './components.js'
 
 /** The contract's error bodies (DECISIONS.md §2), declared once and spread into every route schema. */
 
-export const ErrorBody = Type.Object({
+export const ErrorBody = component('ErrorBody', Type.Object({
   detail: Type.String({ description: 'Human-readable message' }),
   error_code: Type.String({ description: 'Machine code, e.g. TOKEN_EXPIRED' }),
   status_code: Type.Integer({ description: 'The HTTP status, repeated' }),
   status: Type.Literal('error'),
   timestamp: Type.String({ description: 'ISO 8601 UTC to the second, e.g. 2026-11-21T12:00:00Z' }),
   request_id: Type.String({ description: 'Equals the X-Request-Id response header' }),
-}, { $id: 'ErrorBody', additionalProperties: true })
+  retry_after: Type.Optional(Type.Integer({ description: 'RATE_LIMIT_EXCEEDED only: seconds to wait, as in Retry-After' })),
+}))
 
-export const ValidationIssueSchema = Type.Object({
+export const ValidationIssue = component('ValidationIssue', Type.Object({
   loc: Type.Array(Type.String(), { description: 'Where: ["query", "since"], ["body", "api_client_key"], ["body"]' }),
   msg: Type.String(),
   type: Type.String({ description: 'Machine-readable kind, e.g. missing, int_parsing, less_than_equal' }),
   ctx: Type.Record(Type.String(), Type.Unknown(), { description: 'Extra facts, e.g. {"limit_value": 100}; {} when none' }),
-})
+}))
 
-export const ValidationErrorBody = Type.Object({
-  detail: Type.Array(ValidationIssueSchema, { description: 'One item per offending parameter' }),
+export const ValidationErrorBody = component('ValidationErrorBody', Type.Object({
+  detail: Type.Array(ValidationIssue, { description: 'One item per offending parameter' }),
   error_code: Type.Literal('VALIDATION_ERROR'),
   status_code: Type.Literal(422),
   status: Type.Literal('error'),
   timestamp: Type.String(),
   request_id: Type.String(),
-}, { $id: 'ValidationErrorBody' })
+}))
 
-export const BareDetailBody = Type.Object({
+export const BareDetailBody = component('BareDetailBody', Type.Object({
   detail: Type.String(),
-}, { $id: 'BareDetailBody' })
+}))
 
 /** Response entries for the statuses every protected route can return. */
 export const protectedErrorResponses: Record<number, TSchema> = {

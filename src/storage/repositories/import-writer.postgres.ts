@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import type { ImportWriter } from './import-writer.js'
+import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
 

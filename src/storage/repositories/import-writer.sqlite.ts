@@ -1,5 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3'
-import type { ImportWriter } from './import-writer.js'
+import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
 

@@ -1,24 +1,9 @@
 import type { Store } from '../db.js'
-import type { AccountsTable, BrandsTable, DailyMetricsTable, PostsTable } from '../database.js'
 import { openPostgresImportWriter } from './import-writer.postgres.js'
 import { openSqliteImportWriter } from './import-writer.sqlite.js'
+import type { ImportWriter } from './import-writer.types.js'
 
-/**
- * Bulk upserts for the import, all inside ONE transaction that `commit` ends. Each store uses its
- * driver's fastest path (better-sqlite3 prepared statements; PostgreSQL multi-row upserts over
- * arrays). Rows with the same key replace each other; the last one given wins.
- */
-export interface ImportWriter {
-  upsertBrands: (rows: Iterable<Omit<BrandsTable, 'updated_at'>>) => Promise<void>
-  upsertAccounts: (rows: Iterable<Omit<AccountsTable, 'updated_at'>>) => Promise<void>
-  /** Buffers or writes one row; returns a promise only when it had to write a batch (await it). */
-  addDaily: (row: DailyMetricsTable) => Promise<void> | undefined
-  addPost: (row: Omit<PostsTable, 'updated_at'>) => Promise<void> | undefined
-  /** Writes what is buffered and commits. */
-  commit: () => Promise<void>
-  /** Abandons everything written since the writer was opened. Safe after a failed commit. */
-  rollback: () => Promise<void>
-}
+export type { ImportWriter } from './import-writer.types.js'
 
 /** Opens the transaction. `now` (ISO-8601) stamps `updated_at` on every row written. */
 export async function openImportWriter (store: Store, now: string): Promise<ImportWriter> {

@@ -1,4 +1,4 @@
-import { POST_HISTORY_RETENTION_SECONDS } from '../../domain/posts-walk.js'
+import { POST_HISTORY_RETENTION_SECONDS } from '../../domain/posts.js'
 
 /**
  * Replaced post versions superseded before this instant can no longer be read by any /posts walk

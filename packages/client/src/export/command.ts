@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { PartnerAnalyticsClient } from '../client.js'
 import { PartnerAnalyticsError } from '../errors.js'
 import { createRowWriter, FORMATS, type Format, type Row } from './formats.js'
+import type { AnalyticsQuery, PostsQuery } from '../types.js'
 import { analyticsRows, postRows, type Progress } from './sources.js'
 
 /**
@@ -83,7 +84,7 @@ export async function runExport (argv: string[], io: ExportIo): Promise<number> 
         until: options.until,
         brand_id: options.brandId,
         account_id: options.accountId,
-        platform: options.platform,
+        platform: listOption(options.platform) as AnalyticsQuery['platform'],
         split_by_platform: options.splitByPlatform,
       }, progress), options)
     })
@@ -99,8 +100,8 @@ export async function runExport (argv: string[], io: ExportIo): Promise<number> 
         until: options.until,
         brand_id: options.brandId,
         account_id: options.accountId,
-        platform: options.platform,
-        post_type: options.postType,
+        platform: listOption(options.platform) as PostsQuery['platform'],
+        post_type: listOption(options.postType) as PostsQuery['post_type'],
         order_by: options.orderBy,
         order: options.order,
         limit: options.pageSize ?? 50,
@@ -164,4 +165,9 @@ function createProgress (stderr: ExportIo['stderr']): Progress {
       if (days >= total) bar.stop()
     },
   }
+}
+
+/** A comma-separated option as the list the query carries; the service judges each item (422 when unknown). */
+function listOption (value: string | undefined): string[] | undefined {
+  return value?.split(',').map((item) => item.trim())
 }

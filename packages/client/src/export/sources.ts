@@ -20,7 +20,7 @@ const daysBetween = (from: string, to: string): number => Math.round((Date.parse
 export async function * analyticsRows (client: PartnerAnalyticsClient, query: AnalyticsQuery, progress: Progress): AsyncGenerator<Row> {
   if (query.type === 'monthly' || query.type === 'agg') {
     progress.start(1)
-    const response = await client.analytics(query)
+    const response = await client.analytics({ ...query, type: query.type })
     yield * response.data as Row[]
     progress.update(1, response.data.length)
     return

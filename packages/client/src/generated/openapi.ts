@@ -52,23 +52,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/analytics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Daily, monthly or aggregated metrics of accessible brands or accounts */
-        get: operations["getAnalyticsNoSlash"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/analytics/": {
         parameters: {
             query?: never;
@@ -76,7 +59,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Daily, monthly or aggregated metrics of accessible brands or accounts */
+        /**
+         * Daily, monthly or aggregated metrics of accessible brands or accounts
+         * @description Also served at `/analytics` (no trailing slash). `type` selects the report and its shape: DailyReport (paged, 20 entries), MonthlyReport or AggReport.
+         */
         get: operations["getAnalytics"];
         put?: never;
         post?: never;
@@ -93,25 +79,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Posts of every platform, filtered, sorted and paged */
+        /**
+         * Posts of every platform, filtered, sorted and paged
+         * @description Also served at `/posts/` (trailing slash).
+         */
         get: operations["listPosts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/posts/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Posts of every platform, filtered, sorted and paged */
-        get: operations["listPostsTrailingSlash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -124,6 +96,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Health: {
+            status: "ok" | "error";
+            /** @description Service version */
+            version: string;
+            database: "ok" | "unreachable";
+            /** @description Seconds since the process started */
+            uptime_s: number;
+        };
+        Token: {
+            /** @description JWT bearer token */
+            access_token: string;
+            /** @constant */
+            token_type: "bearer";
+            /** @description Seconds of validity (3600 by default) */
+            expires_in: number;
+            /** @description Opaque id of the authenticated user */
+            user_id: string;
+        };
         ErrorBody: {
             /** @description Human-readable message */
             detail: string;
@@ -137,22 +127,23 @@ export interface components {
             timestamp: string;
             /** @description Equals the X-Request-Id response header */
             request_id: string;
-        } & {
-            [key: string]: unknown;
+            /** @description RATE_LIMIT_EXCEEDED only: seconds to wait, as in Retry-After */
+            retry_after?: number;
+        };
+        ValidationIssue: {
+            /** @description Where: ["query", "since"], ["body", "api_client_key"], ["body"] */
+            loc: string[];
+            msg: string;
+            /** @description Machine-readable kind, e.g. missing, int_parsing, less_than_equal */
+            type: string;
+            /** @description Extra facts, e.g. {"limit_value": 100}; {} when none */
+            ctx: {
+                [key: string]: unknown;
+            };
         };
         ValidationErrorBody: {
             /** @description One item per offending parameter */
-            detail: {
-                /** @description Where: ["query", "since"], ["body", "api_client_key"], ["body"] */
-                loc: string[];
-                msg: string;
-                /** @description Machine-readable kind, e.g. missing, int_parsing, less_than_equal */
-                type: string;
-                /** @description Extra facts, e.g. {"limit_value": 100}; {} when none */
-                ctx: {
-                    [key: string]: unknown;
-                };
-            }[];
+            detail: components["schemas"]["ValidationIssue"][];
             /** @constant */
             error_code: "VALIDATION_ERROR";
             /** @constant */
@@ -162,8 +153,313 @@ export interface components {
             timestamp: string;
             request_id: string;
         };
+        AccountReference: {
+            /** @description Unique on its platform only */
+            account_id: number;
+            account_name: string;
+            /** @description Platform-specific identifier */
+            network_id: string | null;
+        };
+        Brand: {
+            brand_id: number;
+            brand_name: string;
+            /** @description The brand's facebook accounts, by account_id; empty when none */
+            fb_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's instagram accounts, by account_id; empty when none */
+            ig_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's tiktok accounts, by account_id; empty when none */
+            tk_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's youtube accounts, by account_id; empty when none */
+            yt_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's linkedin accounts, by account_id; empty when none */
+            li_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's threads accounts, by account_id; empty when none */
+            th_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's snapchat accounts, by account_id; empty when none */
+            sc_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's dailymotion accounts, by account_id; empty when none */
+            da_accounts: components["schemas"]["AccountReference"][];
+            /** @description The brand's pinterest accounts, by account_id; empty when none */
+            pi_accounts: components["schemas"]["AccountReference"][];
+        };
+        Me: {
+            /** @description User display name */
+            name: string;
+            /** @description One page of accessible brands, by brand_id ascending */
+            brands: components["schemas"]["Brand"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        DailyEntry: {
+            /** @description YYYY-MM-DD */
+            date: string;
+            /** @description Platform code, when platform was given or split_by_platform=true */
+            platform?: string;
+            /** @description When grouped by brand (no account_id, not split by platform) */
+            brand_id?: number;
+            /** @description When account_id was given (not split by platform) */
+            account_id?: number;
+            /** @description With account_id */
+            account_name?: string;
+            /** @description Sum of reported revenue, 2 decimals; 0 when nothing was reported */
+            revenue: number;
+            /** @description Sum of views */
+            views: number;
+            /** @description Sum of the day's followers */
+            followers: number;
+            /** @description Sum of followers gained */
+            new_followers: number;
+            /** @description Sum of posts published */
+            posts_count: number;
+            /** @description Equals posts_count */
+            posts_per_day: number;
+            /** @description Sum of interactions */
+            interactions: number;
+            /** @description interactions / (reach of fb, ig, sc, li rows + views of the other platforms' rows), 6 decimals; 0 when the denominator is 0; a ratio, not a percentage */
+            engagement_rate: number;
+            /** @description Same value as engagement_rate */
+            interaction_rate: number;
+            /** @description Platforms: fb */
+            video_views_3s?: number;
+            /** @description Platforms: pi */
+            video_views_2s?: number;
+            /** @description Platforms: ig, tk, yt, sc, li, th, da */
+            views_video?: number;
+            /** @description Platforms: fb, ig, sc, li */
+            reach?: number;
+            /** @description Platforms: fb, li, da, pi */
+            impressions?: number;
+            /** @description Platforms: fb, ig */
+            ad_reach?: number;
+            /** @description Platforms: fb, ig, tk, yt, li, th, da, pi */
+            likes?: number;
+            /** @description Platforms: fb, ig, tk, yt, sc, li, th */
+            shares?: number;
+            /** @description Platforms: fb, ig, tk, yt, li, th, pi */
+            comments?: number;
+            /** @description Platforms: fb, ig */
+            views_organic?: number;
+            /** @description Platforms: fb, ig */
+            views_paid?: number;
+            /** @description Platforms: fb, li */
+            link_clicks?: number;
+        };
+        DailyReport: {
+            data: components["schemas"]["DailyEntry"][];
+            /** @description Entries on this page (at most 20) */
+            total: number;
+            /** @description Start of the period, YYYY-MM-DD */
+            since: string;
+            /** @description End of the period, YYYY-MM-DD */
+            until: string;
+            /** @description Requested platform codes in canonical order, or "all" */
+            platforms: string[] | "all";
+            /** @description Brands in scope, ascending */
+            brand_ids: number[];
+            /** @description When exactly one brand_id was given */
+            brand_id?: number;
+            /** @description Present only when another page exists: pass it as cursor */
+            next_cursor?: string;
+        };
+        MonthlyEntry: {
+            /** @description YYYY-MM */
+            month: string;
+            /** @description Platform code, when platform was given or split_by_platform=true */
+            platform?: string;
+            /** @description When grouped by brand (no account_id, not split by platform) */
+            brand_id?: number;
+            /** @description When account_id was given (not split by platform) */
+            account_id?: number;
+            /** @description With account_id */
+            account_name?: string;
+            /** @description Sum of reported revenue, 2 decimals; 0 when nothing was reported */
+            revenue: number;
+            /** @description Sum of views */
+            views: number;
+            /** @description Sum over accounts of each account's last followers value reported in the window */
+            followers: number;
+            /** @description Sum of followers gained */
+            new_followers: number;
+            /** @description Sum of posts published */
+            posts_count: number;
+            /** @description posts_count / days of the window inside the period, 2 decimals */
+            posts_per_day: number;
+            /** @description Sum of interactions */
+            interactions: number;
+            /** @description interactions / (reach of fb, ig, sc, li rows + views of the other platforms' rows), 6 decimals; 0 when the denominator is 0; a ratio, not a percentage */
+            engagement_rate: number;
+            /** @description Same value as engagement_rate */
+            interaction_rate: number;
+            /** @description Platforms: fb */
+            video_views_3s?: number;
+            /** @description Platforms: pi */
+            video_views_2s?: number;
+            /** @description Platforms: ig, tk, yt, sc, li, th, da */
+            views_video?: number;
+            /** @description Platforms: fb, ig, sc, li */
+            reach?: number;
+            /** @description Platforms: fb, li, da, pi */
+            impressions?: number;
+            /** @description Platforms: fb, ig, tk, yt, li, th, da, pi */
+            likes?: number;
+            /** @description Platforms: fb, ig, tk, yt, sc, li, th */
+            shares?: number;
+            /** @description Platforms: fb, ig, tk, yt, li, th, pi */
+            comments?: number;
+            /** @description Platforms: fb, ig */
+            views_organic?: number;
+            /** @description Platforms: fb, ig */
+            views_paid?: number;
+            /** @description Platforms: fb, li */
+            link_clicks?: number;
+        };
+        MonthlyReport: {
+            data: components["schemas"]["MonthlyEntry"][];
+            /** @description Entries (every month of the period) */
+            total: number;
+            /** @description Start of the period, YYYY-MM-DD */
+            since: string;
+            /** @description End of the period, YYYY-MM-DD */
+            until: string;
+            /** @description Requested platform codes in canonical order, or "all" */
+            platforms: string[] | "all";
+            /** @description Brands in scope, ascending */
+            brand_ids: number[];
+            /** @description When exactly one brand_id was given */
+            brand_id?: number;
+        };
+        AggEntry: {
+            /** @description Platform code, when platform was given or split_by_platform=true */
+            platform?: string;
+            /** @description When grouped by brand (no account_id, not split by platform) */
+            brand_id?: number;
+            /** @description When account_id was given (not split by platform) */
+            account_id?: number;
+            /** @description Brand name (grouped by brand) or account name (grouped by account) */
+            name?: string | null;
+            /** @description Grouped by account: platform-specific identifier */
+            network_id?: string | null;
+            /** @description Grouped by account: avatar URL */
+            storage_avatar?: string | null;
+            /** @description Grouped by account: profile URL */
+            permalink?: string | null;
+            /** @description Sum of reported revenue, 2 decimals; null when nothing was reported */
+            revenue: number | null;
+            /** @description Sum of views */
+            views: number;
+            /** @description Sum over accounts of each account's last followers value reported in the window */
+            followers: number;
+            /** @description Sum of followers gained */
+            new_followers: number;
+            /** @description Sum of posts published */
+            posts_count: number;
+            /** @description posts_count / days of the window inside the period, 2 decimals */
+            posts_per_day: number;
+            /** @description Sum of interactions */
+            interactions: number;
+            /** @description interactions / (reach of fb, ig, sc, li rows + views of the other platforms' rows), 6 decimals; 0 when the denominator is 0; a ratio, not a percentage */
+            engagement_rate: number;
+            /** @description Same value as engagement_rate */
+            interaction_rate: number;
+            /** @description Platforms: fb */
+            video_views_3s?: number;
+            /** @description Platforms: pi */
+            video_views_2s?: number;
+            /** @description Platforms: ig, tk, yt, sc, li, th, da */
+            views_video?: number;
+            /** @description Platforms: fb, ig, sc, li */
+            reach?: number;
+            /** @description Platforms: fb, li, da, pi */
+            impressions?: number;
+            /** @description Platforms: fb, ig, tk, yt, li, th, da, pi */
+            likes?: number;
+            /** @description Platforms: fb, ig, tk, yt, sc, li, th */
+            shares?: number;
+            /** @description Platforms: fb, ig, tk, yt, li, th, pi */
+            comments?: number;
+            /** @description Platforms: fb, ig */
+            views_organic?: number;
+            /** @description Platforms: fb, ig */
+            views_paid?: number;
+            /** @description Platforms: fb, li */
+            link_clicks?: number;
+        };
+        AggregateFigures: {
+            views: number;
+            /** @description null when every entry's revenue is null */
+            revenue: number | null;
+            interactions: number;
+            posts_count: number;
+            new_followers: number;
+            followers: number;
+            posts_per_day: number;
+        };
+        AggReport: {
+            data: components["schemas"]["AggEntry"][];
+            /** @description Entries */
+            total: number;
+            /** @description Sums of the entries' figures, and those sums divided by the number of entries */
+            aggregates: {
+                total: components["schemas"]["AggregateFigures"];
+                average: components["schemas"]["AggregateFigures"];
+            };
+            /** @description Start of the period, YYYY-MM-DD */
+            since: string;
+            /** @description End of the period, YYYY-MM-DD */
+            until: string;
+            /** @description Requested platform codes in canonical order, or "all" */
+            platforms: string[] | "all";
+            /** @description Brands in scope, ascending */
+            brand_ids: number[];
+            /** @description When exactly one brand_id was given */
+            brand_id?: number;
+        };
         BareDetailBody: {
             detail: string;
+        };
+        Post: {
+            /** @description The platform's own post id (unique per platform) */
+            id: string;
+            /** @description Full platform name: facebook, instagram, tiktok, youtube, linkedin, threads, snapchat, dailymotion, pinterest */
+            platform: string;
+            account_id: number;
+            account_name: string;
+            brand_id: number;
+            /** @description UTC, whole seconds: 2026-11-21T10:30:00Z */
+            created_time: string;
+            type: string | null;
+            /** @description Category: video, image, carousel, reel, story, short, text, share, document, other */
+            post_type: string;
+            title: string | null;
+            description: string | null;
+            permalink: string | null;
+            thumbnail_url: string | null;
+            views: number | null;
+            likes?: number | null;
+            comments?: number | null;
+            shares?: number | null;
+            reach?: number | null;
+            impressions?: number | null;
+            interactions: number | null;
+            total_interactions: number | null;
+            revenue: number | null;
+            engagement_rate: number | null;
+            subjects?: string | null;
+            category?: string | null;
+        };
+        PostsPage: {
+            data: components["schemas"]["Post"][];
+            /** @description Records on this page */
+            total: number;
+            since: string;
+            until: string;
+            /** @description Requested platform codes in canonical order, or "all" */
+            platforms: string[] | "all";
+            /** @description Brands in scope, ascending */
+            brand_ids: number[];
+            /** @description When exactly one brand_id was given */
+            brand_id?: number;
+            next_cursor: string | null;
         };
     };
     responses: never;
@@ -213,14 +509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: "ok" | "error";
-                        /** @description Service version */
-                        version: string;
-                        database: "ok" | "unreachable";
-                        /** @description Seconds since the process started */
-                        uptime_s: number;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description The database cannot answer */
@@ -230,14 +519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: "ok" | "error";
-                        /** @description Service version */
-                        version: string;
-                        database: "ok" | "unreachable";
-                        /** @description Seconds since the process started */
-                        uptime_s: number;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
         };
@@ -281,16 +563,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description JWT bearer token */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "bearer";
-                        /** @description Seconds of validity (TOKEN_TTL_SECONDS) */
-                        expires_in: number;
-                        /** @description Opaque id of the authenticated user */
-                        user_id: string;
-                    };
+                    "application/json": components["schemas"]["Token"];
                 };
             };
             /** @description INVALID_CREDENTIALS (wrong or malformed key pair) or TOO_MANY_ATTEMPTS (locked out; Retry-After says how long) */
@@ -418,71 +691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description User display name */
-                        name: string;
-                        /** @description One page of accessible brands, by brand_id ascending */
-                        brands: {
-                            brand_id: number;
-                            brand_name: string;
-                            fb_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            ig_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            tk_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            yt_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            li_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            th_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            sc_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            da_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                            pi_accounts: {
-                                account_id: number;
-                                account_name: string;
-                                /** @description Platform-specific identifier */
-                                network_id: string | null;
-                            }[];
-                        }[];
-                        /** @description Pass as cursor for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["Me"];
                 };
             };
             /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
@@ -498,270 +707,6 @@ export interface operations {
             };
             /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
             403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description VALIDATION_ERROR: one item per offending parameter */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorBody"];
-                };
-            };
-            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description INTERNAL_SERVER_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getAnalyticsNoSlash: {
-        parameters: {
-            query?: {
-                /** @description daily (default), monthly or agg; case-sensitive */
-                type?: string;
-                /** @description YYYY-MM-DD, inclusive; default today (UTC) minus 7 days */
-                since?: string;
-                /** @description YYYY-MM-DD, inclusive; default today (UTC); at most 1096 days after since, inclusive */
-                until?: string;
-                /** @description One or comma-separated brand ids (at most 100); default every accessible brand */
-                brand_id?: string;
-                /** @description One or comma-separated account ids (at most 100) on the one platform given */
-                account_id?: string;
-                /** @description Comma-separated platform codes or names (fb, facebook, …); default all platforms summed */
-                platform?: string;
-                /** @description true/false/1/0/yes/no/on/off: group by platform only, across every brand */
-                split_by_platform?: string;
-                /** @description type=daily only: next_cursor of the previous page of this same query */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description type=daily: YYYY-MM-DD */
-                            date?: string;
-                            /** @description type=monthly: YYYY-MM */
-                            month?: string;
-                            /** @description Platform code, when platform was given or split_by_platform=true */
-                            platform?: string;
-                            /** @description When grouped by brand */
-                            brand_id?: number;
-                            /** @description When account_id was given */
-                            account_id?: number;
-                            /** @description type=agg: brand name (by brand) or account name (by account) */
-                            name?: string | null;
-                            /** @description daily/monthly entries of an account */
-                            account_name?: string | null;
-                            /** @description type=agg by account: platform-specific identifier */
-                            network_id?: string | null;
-                            /** @description type=agg by account: avatar URL */
-                            storage_avatar?: string | null;
-                            /** @description type=agg by account: profile URL */
-                            permalink?: string | null;
-                            /** @description 2 decimals; agg: null when nothing was reported */
-                            revenue?: number | null;
-                            /** @description Sum of views */
-                            views?: number;
-                            /** @description daily: sum of the day; monthly/agg: sum over accounts of the last value reported in the window */
-                            followers?: number;
-                            /** @description Sum of followers gained */
-                            new_followers?: number;
-                            /** @description Sum of posts published */
-                            posts_count?: number;
-                            /** @description daily: posts_count; monthly/agg: posts_count / days of the window in the period, 2 decimals */
-                            posts_per_day?: number;
-                            /** @description Sum of interactions */
-                            interactions?: number;
-                            /** @description interactions / (reach of fb, ig, sc, li rows + views of the others), 6 decimals; 0 when the denominator is 0 */
-                            engagement_rate?: number;
-                            /** @description Same value as engagement_rate */
-                            interaction_rate?: number;
-                            /** @description Platforms: fb */
-                            video_views_3s?: number;
-                            /** @description Platforms: pi */
-                            video_views_2s?: number;
-                            /** @description Platforms: ig, tk, yt, sc, li, th, da */
-                            views_video?: number;
-                            /** @description Platforms: fb, ig, sc, li */
-                            reach?: number;
-                            /** @description Platforms: fb, li, da, pi */
-                            impressions?: number;
-                            /** @description Platforms: fb, ig (daily only) */
-                            ad_reach?: number;
-                            /** @description Platforms: fb, ig, tk, yt, li, th, da, pi */
-                            likes?: number;
-                            /** @description Platforms: fb, ig, tk, yt, sc, li, th */
-                            shares?: number;
-                            /** @description Platforms: fb, ig, tk, yt, li, th, pi */
-                            comments?: number;
-                            /** @description Platforms: fb, ig */
-                            views_organic?: number;
-                            /** @description Platforms: fb, ig */
-                            views_paid?: number;
-                            /** @description Platforms: fb, li */
-                            link_clicks?: number;
-                        }[];
-                        /** @description Entries in this response (this page for daily) */
-                        total: number;
-                        /** @description type=agg: sums of the entries, and those sums divided by the number of entries */
-                        aggregates?: {
-                            total: {
-                                views: number;
-                                revenue: number | null;
-                                interactions: number;
-                                posts_count: number;
-                                new_followers: number;
-                                followers: number;
-                                posts_per_day: number;
-                            };
-                            average: {
-                                views: number;
-                                revenue: number | null;
-                                interactions: number;
-                                posts_count: number;
-                                new_followers: number;
-                                followers: number;
-                                posts_per_day: number;
-                            };
-                        };
-                        since: string;
-                        until: string;
-                        /** @description Requested platform codes in canonical order, or "all" */
-                        platforms: string[] | "all";
-                        /** @description Brands in scope, ascending */
-                        brand_ids: number[];
-                        /** @description When exactly one brand_id was given */
-                        brand_id?: number;
-                        /** @description type=daily: present only when another page exists */
-                        next_cursor?: string;
-                    };
-                };
-            };
-            /** @description `account_id` given without exactly one platform (body holds only `detail`) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BareDetailBody"];
-                };
-            };
-            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
-            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
@@ -839,19 +784,43 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description daily (default), monthly or agg; case-sensitive */
-                type?: string;
-                /** @description YYYY-MM-DD, inclusive; default today (UTC) minus 7 days */
+                type?: "daily" | "agg" | "monthly";
+                /**
+                 * @description Start of the period, inclusive; default until (or today, if earlier) minus 7 days. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                 * @example 2026-11-01
+                 */
                 since?: string;
-                /** @description YYYY-MM-DD, inclusive; default today (UTC); at most 1096 days after since, inclusive */
+                /**
+                 * @description End of the period, inclusive; default today (UTC). At most 1096 days from since, inclusive. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                 * @example 2026-11-01
+                 */
                 until?: string;
-                /** @description One or comma-separated brand ids (at most 100); default every accessible brand */
-                brand_id?: string;
-                /** @description One or comma-separated account ids (at most 100) on the one platform given */
-                account_id?: string;
-                /** @description Comma-separated platform codes or names (fb, facebook, …); default all platforms summed */
-                platform?: string;
-                /** @description true/false/1/0/yes/no/on/off: group by platform only, across every brand */
-                split_by_platform?: string;
+                /**
+                 * @description Brands to report on; default every accessible brand. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                brand_id?: number[];
+                /**
+                 * @description Accounts to report on, on the one platform given. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                account_id?: number[];
+                /**
+                 * @description Comma-separated platform codes or names, case-insensitive: fb, ig, tk, yt, li, th, sc, da, pi (or facebook, instagram, …)
+                 * @example [
+                 *       "fb",
+                 *       "ig"
+                 *     ]
+                 */
+                platform?: ("fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi" | "facebook" | "instagram" | "tiktok" | "youtube" | "linkedin" | "threads" | "snapchat" | "dailymotion" | "pinterest")[];
+                /** @description Group by platform only, summed across every brand in scope. true/false/1/0/yes/no/on/off, case-insensitive. */
+                split_by_platform?: boolean;
                 /** @description type=daily only: next_cursor of the previous page of this same query */
                 cursor?: string;
             };
@@ -876,105 +845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description type=daily: YYYY-MM-DD */
-                            date?: string;
-                            /** @description type=monthly: YYYY-MM */
-                            month?: string;
-                            /** @description Platform code, when platform was given or split_by_platform=true */
-                            platform?: string;
-                            /** @description When grouped by brand */
-                            brand_id?: number;
-                            /** @description When account_id was given */
-                            account_id?: number;
-                            /** @description type=agg: brand name (by brand) or account name (by account) */
-                            name?: string | null;
-                            /** @description daily/monthly entries of an account */
-                            account_name?: string | null;
-                            /** @description type=agg by account: platform-specific identifier */
-                            network_id?: string | null;
-                            /** @description type=agg by account: avatar URL */
-                            storage_avatar?: string | null;
-                            /** @description type=agg by account: profile URL */
-                            permalink?: string | null;
-                            /** @description 2 decimals; agg: null when nothing was reported */
-                            revenue?: number | null;
-                            /** @description Sum of views */
-                            views?: number;
-                            /** @description daily: sum of the day; monthly/agg: sum over accounts of the last value reported in the window */
-                            followers?: number;
-                            /** @description Sum of followers gained */
-                            new_followers?: number;
-                            /** @description Sum of posts published */
-                            posts_count?: number;
-                            /** @description daily: posts_count; monthly/agg: posts_count / days of the window in the period, 2 decimals */
-                            posts_per_day?: number;
-                            /** @description Sum of interactions */
-                            interactions?: number;
-                            /** @description interactions / (reach of fb, ig, sc, li rows + views of the others), 6 decimals; 0 when the denominator is 0 */
-                            engagement_rate?: number;
-                            /** @description Same value as engagement_rate */
-                            interaction_rate?: number;
-                            /** @description Platforms: fb */
-                            video_views_3s?: number;
-                            /** @description Platforms: pi */
-                            video_views_2s?: number;
-                            /** @description Platforms: ig, tk, yt, sc, li, th, da */
-                            views_video?: number;
-                            /** @description Platforms: fb, ig, sc, li */
-                            reach?: number;
-                            /** @description Platforms: fb, li, da, pi */
-                            impressions?: number;
-                            /** @description Platforms: fb, ig (daily only) */
-                            ad_reach?: number;
-                            /** @description Platforms: fb, ig, tk, yt, li, th, da, pi */
-                            likes?: number;
-                            /** @description Platforms: fb, ig, tk, yt, sc, li, th */
-                            shares?: number;
-                            /** @description Platforms: fb, ig, tk, yt, li, th, pi */
-                            comments?: number;
-                            /** @description Platforms: fb, ig */
-                            views_organic?: number;
-                            /** @description Platforms: fb, ig */
-                            views_paid?: number;
-                            /** @description Platforms: fb, li */
-                            link_clicks?: number;
-                        }[];
-                        /** @description Entries in this response (this page for daily) */
-                        total: number;
-                        /** @description type=agg: sums of the entries, and those sums divided by the number of entries */
-                        aggregates?: {
-                            total: {
-                                views: number;
-                                revenue: number | null;
-                                interactions: number;
-                                posts_count: number;
-                                new_followers: number;
-                                followers: number;
-                                posts_per_day: number;
-                            };
-                            average: {
-                                views: number;
-                                revenue: number | null;
-                                interactions: number;
-                                posts_count: number;
-                                new_followers: number;
-                                followers: number;
-                                posts_per_day: number;
-                            };
-                        };
-                        since: string;
-                        until: string;
-                        /** @description Requested platform codes in canonical order, or "all" */
-                        platforms: string[] | "all";
-                        /** @description Brands in scope, ascending */
-                        brand_ids: number[];
-                        /** @description When exactly one brand_id was given */
-                        brand_id?: number;
-                        /** @description type=daily: present only when another page exists */
-                        next_cursor?: string;
-                    };
+                    "application/json": components["schemas"]["DailyReport"] | components["schemas"]["MonthlyReport"] | components["schemas"]["AggReport"];
                 };
             };
             /** @description `account_id` given without exactly one platform (body holds only `detail`) */
@@ -1102,28 +973,58 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
-                /** @description YYYY-MM-DD, inclusive UTC date of created_time; default today minus 7 days */
+                /**
+                 * @description First UTC calendar day of created_time, inclusive; default until (or today, if earlier) minus 7 days. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                 * @example 2026-11-01
+                 */
                 since?: string;
-                /** @description YYYY-MM-DD, inclusive; default today */
+                /**
+                 * @description Last UTC calendar day of created_time, inclusive; default today. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                 * @example 2026-11-01
+                 */
                 until?: string;
-                /** @description One or comma-separated brand ids; default every accessible brand */
-                brand_id?: string;
-                /** @description One or comma-separated account ids; needs exactly one platform */
-                account_id?: string;
-                /** @description Comma-separated platform codes or names (fb, facebook, …); default all */
-                platform?: string;
-                /** @description Comma-separated categories: video, image, carousel, reel, story, short, text, share, document, other (reels = reel) */
-                post_type?: string;
-                /** @description created_time, interactions, revenue, reach, views, engagement_rate; default created_time */
-                order_by?: string;
-                /** @description desc (default) or asc */
-                order?: string;
-                /** @description Records per page, 1 to 50; default 10 */
-                limit?: string;
-                /** @description true adds `subjects` to each record */
-                topics?: string;
-                /** @description true adds `category` to each record */
-                category?: string;
+                /**
+                 * @description Brands whose posts to list; default every accessible brand. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                brand_id?: number[];
+                /**
+                 * @description Accounts whose posts to list, on the one platform given. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                account_id?: number[];
+                /**
+                 * @description Comma-separated platform codes or names, case-insensitive: fb, ig, tk, yt, li, th, sc, da, pi (or facebook, instagram, …)
+                 * @example [
+                 *       "fb",
+                 *       "ig"
+                 *     ]
+                 */
+                platform?: ("fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi" | "facebook" | "instagram" | "tiktok" | "youtube" | "linkedin" | "threads" | "snapchat" | "dailymotion" | "pinterest")[];
+                /**
+                 * @description Comma-separated post categories, case-insensitive: video, image, carousel, reel, story, short, text, share, document, other (reels = reel)
+                 * @example [
+                 *       "video",
+                 *       "reel"
+                 *     ]
+                 */
+                post_type?: ("video" | "image" | "carousel" | "reel" | "story" | "short" | "text" | "share" | "document" | "other" | "reels")[];
+                /** @description Sort key; ties are broken by id in the same direction. Case-sensitive */
+                order_by?: "created_time" | "interactions" | "revenue" | "reach" | "views" | "engagement_rate";
+                /** @description Sort direction; metrics a post lacks (null) sort last either way. Case-sensitive */
+                order?: "desc" | "asc";
+                /** @description Records per page, 1 to 50 */
+                limit?: number;
+                /** @description Add `subjects` to each record. true/false/1/0/yes/no/on/off, case-insensitive. */
+                topics?: boolean;
+                /** @description Add `category` to each record. true/false/1/0/yes/no/on/off, case-insensitive. */
+                category?: boolean;
                 /** @description next_cursor of the previous page of this same query */
                 cursor?: string;
             };
@@ -1148,265 +1049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** @description The platform's own post id */
-                            id: string;
-                            /** @description Full platform name: facebook, instagram, tiktok, youtube, linkedin, threads, snapchat, dailymotion, pinterest */
-                            platform: string;
-                            account_id: number;
-                            account_name: string;
-                            brand_id: number;
-                            /** @description UTC, whole seconds: 2026-11-21T10:30:00Z */
-                            created_time: string;
-                            type: string | null;
-                            /** @description Category: video, image, carousel, reel, story, short, text, share, document, other */
-                            post_type: string;
-                            title: string | null;
-                            description: string | null;
-                            permalink: string | null;
-                            thumbnail_url: string | null;
-                            views?: number | null;
-                            likes?: number | null;
-                            comments?: number | null;
-                            shares?: number | null;
-                            reach?: number | null;
-                            impressions?: number | null;
-                            interactions?: number | null;
-                            total_interactions?: number | null;
-                            revenue?: number | null;
-                            engagement_rate?: number | null;
-                            subjects?: string | null;
-                            category?: string | null;
-                        }[];
-                        /** @description Records on this page */
-                        total: number;
-                        since: string;
-                        until: string;
-                        /** @description Requested platform codes in canonical order, or "all" */
-                        platforms: string[] | "all";
-                        /** @description Brands in scope, ascending */
-                        brand_ids: number[];
-                        /** @description When exactly one brand_id was given */
-                        brand_id?: number;
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description `account_id` given without exactly one platform (body holds only `detail`) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BareDetailBody"];
-                };
-            };
-            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description VALIDATION_ERROR: one item per offending parameter */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorBody"];
-                };
-            };
-            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description INTERNAL_SERVER_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listPostsTrailingSlash: {
-        parameters: {
-            query?: {
-                /** @description YYYY-MM-DD, inclusive UTC date of created_time; default today minus 7 days */
-                since?: string;
-                /** @description YYYY-MM-DD, inclusive; default today */
-                until?: string;
-                /** @description One or comma-separated brand ids; default every accessible brand */
-                brand_id?: string;
-                /** @description One or comma-separated account ids; needs exactly one platform */
-                account_id?: string;
-                /** @description Comma-separated platform codes or names (fb, facebook, …); default all */
-                platform?: string;
-                /** @description Comma-separated categories: video, image, carousel, reel, story, short, text, share, document, other (reels = reel) */
-                post_type?: string;
-                /** @description created_time, interactions, revenue, reach, views, engagement_rate; default created_time */
-                order_by?: string;
-                /** @description desc (default) or asc */
-                order?: string;
-                /** @description Records per page, 1 to 50; default 10 */
-                limit?: string;
-                /** @description true adds `subjects` to each record */
-                topics?: string;
-                /** @description true adds `category` to each record */
-                category?: string;
-                /** @description next_cursor of the previous page of this same query */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
-                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
-                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
-                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
-                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
-                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
-                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
-                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description The platform's own post id */
-                            id: string;
-                            /** @description Full platform name: facebook, instagram, tiktok, youtube, linkedin, threads, snapchat, dailymotion, pinterest */
-                            platform: string;
-                            account_id: number;
-                            account_name: string;
-                            brand_id: number;
-                            /** @description UTC, whole seconds: 2026-11-21T10:30:00Z */
-                            created_time: string;
-                            type: string | null;
-                            /** @description Category: video, image, carousel, reel, story, short, text, share, document, other */
-                            post_type: string;
-                            title: string | null;
-                            description: string | null;
-                            permalink: string | null;
-                            thumbnail_url: string | null;
-                            views?: number | null;
-                            likes?: number | null;
-                            comments?: number | null;
-                            shares?: number | null;
-                            reach?: number | null;
-                            impressions?: number | null;
-                            interactions?: number | null;
-                            total_interactions?: number | null;
-                            revenue?: number | null;
-                            engagement_rate?: number | null;
-                            subjects?: string | null;
-                            category?: string | null;
-                        }[];
-                        /** @description Records on this page */
-                        total: number;
-                        since: string;
-                        until: string;
-                        /** @description Requested platform codes in canonical order, or "all" */
-                        platforms: string[] | "all";
-                        /** @description Brands in scope, ascending */
-                        brand_ids: number[];
-                        /** @description When exactly one brand_id was given */
-                        brand_id?: number;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PostsPage"];
                 };
             };
             /** @description `account_id` given without exactly one platform (body holds only `detail`) */

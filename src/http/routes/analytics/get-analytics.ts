@@ -1,36 +1,74 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { resolveScope } from '../../../access/scope.js'
-import { fetchAnalytics } from '../../../analytics/analytics.service.js'
-import { parseAnalyticsQuery } from '../../../analytics/params.js'
-import { listAccessibleBrandIds } from '../../../auth/brand-access.js'
-import { CursorCodec } from '../../cursor.js'
-import { utcToday } from '../../params.js'
-import { AnalyticsQuery, AnalyticsResponse } from '../../schemas/analytics.schemas.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { validationError } from '../../../domain/errors.js'
+import type { AnalyticsReport, AnalyticsRequest } from '../../../domain/analytics.js'
+import { CursorCodec } from '../../cursors/codec.js'
+import { decodeDailyCursor, encodeDailyCursor } from '../../cursors/analytics-cursor.js'
+import { platformCodes, sortedIds } from '../../query/lists.js'
+import { cursorIssue, periodOf, periodRule } from '../../query/period-rule.js'
+import { PARTNER_ROUTE } from '../../route-access.js'
+import { AggReport, AnalyticsQuery, AnalyticsResponse, DailyReport, MonthlyReport } from '../../schemas/analytics.schemas.js'
 import { BareDetailBody, ErrorBody, protectedErrorResponses } from '../../schemas/errors.schemas.js'
 
 /**
- * GET /analytics and /analytics/ (SPEC.md, DECISIONS.md §6). Check order after the auth hook's
+ * GET /analytics/ (and /analytics, the same route: DECISIONS.md §1). After the access hook's
  * 401: parameters (422, all at once) → account_id/platform (400) → brands (403) → accounts (404).
  */
 export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
   const cursors = new CursorCodec(app.config.jwtSecret, 'analytics')
+  const schema = {
+    operationId: 'getAnalytics',
+    tags: ['analytics'],
+    summary: 'Daily, monthly or aggregated metrics of accessible brands or accounts',
+    description: 'Also served at `/analytics` (no trailing slash). `type` selects the report and its shape: DailyReport (paged, 20 entries), MonthlyReport or AggReport.',
+    querystring: AnalyticsQuery,
+    response: { 200: AnalyticsResponse, 400: BareDetailBody, 404: ErrorBody, ...protectedErrorResponses },
+  }
+  const config = { access: PARTNER_ROUTE, internalErrorDetail: 'Error fetching analytics', queryRules: [periodRule] }
 
-  for (const url of ['/analytics', '/analytics/']) {
-    app.get(url, {
-      schema: {
-        operationId: url === '/analytics/' ? 'getAnalytics' : 'getAnalyticsNoSlash',
-        tags: ['analytics'],
-        summary: 'Daily, monthly or aggregated metrics of accessible brands or accounts',
-        querystring: AnalyticsQuery,
-        response: { 200: AnalyticsResponse, 400: BareDetailBody, 404: ErrorBody, ...protectedErrorResponses },
-      },
-      config: { internalErrorDetail: 'Error fetching analytics' },
-    }, async (request) => {
-      const parsed = parseAnalyticsQuery(request.query, { today: utcToday(), cursors })
-      const accessible = await listAccessibleBrandIds(app.store.db, request.user.userId)
-      const scope = await resolveScope(app.store.db, accessible, parsed)
-      // The service builds plain records; the response schema is the contract it is serialized by.
-      return await fetchAnalytics(app.store, parsed, scope, cursors) as AnalyticsResponse
-    })
+  async function handle (request: FastifyRequest<{ Querystring: AnalyticsQuery }>, reply: FastifyReply) {
+    const query = request.query
+    const asked: AnalyticsRequest = {
+      type: query.type,
+      period: periodOf(query, request.today),
+      brandIds: sortedIds(query.brand_id),
+      accountIds: sortedIds(query.account_id),
+      platforms: platformCodes(query.platform),
+      splitByPlatform: query.split_by_platform,
+    }
+    // A cursor is only meaningful for daily pages, and only judged once the rest is valid.
+    if (asked.type === 'daily' && query.cursor !== undefined) {
+      asked.after = decodeDailyCursor(cursors, asked, query.cursor)
+      if (asked.after === undefined) throw validationError([cursorIssue('cursor_invalid')])
+    }
+    const scope = await app.services.access.resolveScope(request.principal, asked)
+    const report = await app.services.analytics.report(scope, asked)
+    const next = report.next === undefined ? undefined : encodeDailyCursor(cursors, asked, report.next)
+    return await reply.serializer(SERIALIZERS[report.type](reply)).send(envelopeOf(report, next))
+  }
+
+  app.get('/analytics/', { schema, config }, handle)
+  app.get('/analytics', { schema: { ...schema, hide: true }, config }, handle)
+}
+
+/** Each report is serialized by its own schema (the documented 200 is their union). */
+const SERIALIZERS = {
+  daily: (reply: FastifyReply) => reply.compileSerializationSchema(DailyReport),
+  monthly: (reply: FastifyReply) => reply.compileSerializationSchema(MonthlyReport),
+  agg: (reply: FastifyReply) => reply.compileSerializationSchema(AggReport),
+}
+
+/** A report as the wire shows it (DECISIONS.md §6 "Envelopes"). */
+function envelopeOf (report: AnalyticsReport, nextCursor: string | undefined): Record<string, unknown> {
+  return {
+    data: report.entries,
+    total: report.entries.length,
+    aggregates: report.aggregates,
+    since: report.period.since,
+    until: report.period.until,
+    platforms: report.platforms ?? 'all',
+    brand_ids: report.brandIds,
+    brand_id: report.singleBrandId,
+    next_cursor: nextCursor,
   }
 }

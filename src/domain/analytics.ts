@@ -1,0 +1,94 @@
+import type { PlatformCode } from './platforms.js'
+import type { Period } from './period.js'
+import type { SUMMED_METRICS } from './metrics.js'
+
+/**
+ * The analytics report as the service sees it (SPEC.md GET /analytics/, DECISIONS.md §6): what is
+ * asked, where a daily page ends, the summed groups the store returns, and the report handed
+ * back to HTTP. No wire format here: HTTP turns positions into cursors and reports into envelopes.
+ */
+
+/** The three reports, in the order the contract's pattern lists them. */
+export const REPORT_TYPES = ['daily', 'agg', 'monthly'] as const
+export type ReportType = (typeof REPORT_TYPES)[number]
+
+/** Entries per daily page. */
+export const DAILY_PAGE_SIZE = 20
+
+/** Where a daily page ends: the sort key of its last entry (what a cursor carries). */
+export interface DailyPosition {
+  date: string
+  /** brand_id or account_id of the entry; 0 when split by platform. */
+  groupId: number
+  /** Canonical platform index of the entry; 0 when not split by platform. */
+  platformRank: number
+}
+
+export interface AnalyticsRequest {
+  type: ReportType
+  period: Period
+  brandIds: number[] | undefined
+  accountIds: number[] | undefined
+  platforms: PlatformCode[] | undefined
+  splitByPlatform: boolean
+  /** type=daily only: start after this entry (the previous page's last). */
+  after?: DailyPosition | undefined
+}
+
+/** The time bucket of a report: one day, one calendar month, or the whole period. */
+export type Bucket = 'day' | 'month' | 'period'
+
+/** What a report groups by (SPEC.md rules 6–9). */
+export interface Grouping {
+  bucket: Bucket
+  /** By brand_id or account_id, or by neither (split_by_platform=true). */
+  by: 'brand' | 'account' | 'none'
+  /** Separate groups per platform (platform given, or split_by_platform=true). */
+  byPlatform: boolean
+}
+
+export type SummedMetric = (typeof SUMMED_METRICS)[number]
+
+/** One group as the store returns it: keys, then sums (null when no row reported the metric). */
+export type GroupRow = {
+  /** Day (`YYYY-MM-DD`), month (`YYYY-MM`) or '' for the whole period. */
+  bucket: string
+  /** brand_id or account_id; 0 when the report is not grouped by either. */
+  group_id: number
+  /** Canonical platform index; 0 when the report is not grouped by platform. */
+  platform_rank: number
+  revenue_micros: number | null
+  followers: number | null
+  /** Sum of reach (fb, ig, sc, li rows) and views (the other platforms' rows). */
+  engagement_denominator: number | null
+} & Record<SummedMetric, number | null>
+
+/** One entry of a report, fields in the contract's order. */
+export type Entry = Record<string, string | number | null>
+
+/** The figures of `aggregates.total` and `aggregates.average` (type=agg). */
+export interface AggregateFigures {
+  views: number
+  revenue: number | null
+  interactions: number
+  posts_count: number
+  new_followers: number
+  followers: number
+  posts_per_day: number
+}
+
+export interface AnalyticsReport {
+  type: ReportType
+  entries: Entry[]
+  /** type=agg only. */
+  aggregates?: { total: AggregateFigures, average: AggregateFigures } | undefined
+  period: Period
+  /** The requested platform codes, or undefined for every platform. */
+  platforms: PlatformCode[] | undefined
+  /** The brands in scope, ascending. */
+  brandIds: number[]
+  /** Set when exactly one brand_id was given. */
+  singleBrandId: number | undefined
+  /** type=daily: set when another page exists (the position of this page's last entry). */
+  next?: DailyPosition | undefined
+}

@@ -1,0 +1,78 @@
+/**
+ * Query parameters arrive as strings (src/http/query/query-string.ts). Before Ajv validates them
+ * against the route's schema, each one is turned into the type its schema declares, strictly:
+ * Ajv's own coercion would read `0x10`, `1e2` and `1.0` as integers, and the contract calls only
+ * plain decimal digits integers (DECISIONS.md §5, §6). A value that does not convert is left as
+ * it came, and Ajv then reports it against the schema, so the schema stays the one judge.
+ *
+ * - integer: an optional minus and digits (a negative number is an integer, refused by its range);
+ * - boolean: true/false/1/0/yes/no/on/off, case-insensitive (DECISIONS.md §6);
+ * - array (a comma-separated list): items trimmed; integer items digits only (no signs); items of
+ *   an enumerated string lower-cased (platforms and post types are case-insensitive); duplicates
+ *   collapsed, so `maxItems` counts distinct items.
+ */
+
+interface PropertySchema {
+  type?: string
+  items?: PropertySchema
+  enum?: unknown[]
+}
+
+type Coercer = (raw: string) => unknown
+
+const SCALAR_INTEGER = /^-?[0-9]+$/
+const LIST_INTEGER = /^[0-9]+$/
+
+const BOOLEAN_WORDS = new Map<string, boolean>([
+  ['true', true], ['1', true], ['yes', true], ['on', true],
+  ['false', false], ['0', false], ['no', false], ['off', false],
+])
+
+function itemCoercer (items: PropertySchema | undefined): Coercer {
+  if (items?.type === 'integer') return (raw) => LIST_INTEGER.test(raw) ? Number(raw) : raw
+  if (items?.type === 'string' && Array.isArray(items.enum)) return (raw) => raw.toLowerCase()
+  return (raw) => raw
+}
+
+function coercerFor (schema: PropertySchema): Coercer | undefined {
+  switch (schema.type) {
+    case 'integer':
+      return (raw) => SCALAR_INTEGER.test(raw) ? Number(raw) : raw
+    case 'boolean':
+      return (raw) => BOOLEAN_WORDS.get(raw.toLowerCase()) ?? raw
+    case 'array': {
+      const item = itemCoercer(schema.items)
+      return (raw) => [...new Set(raw.split(',').map((part) => item(part.trim())))]
+    }
+    default:
+      return undefined
+  }
+}
+
+/** Per querystring schema: the coercer of each parameter that needs one (computed once). */
+const plans = new WeakMap<object, ReadonlyMap<string, Coercer>>()
+
+function planFor (schema: { properties?: Record<string, PropertySchema> }): ReadonlyMap<string, Coercer> {
+  let plan = plans.get(schema)
+  if (plan === undefined) {
+    const coercers = new Map<string, Coercer>()
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const coercer = coercerFor(property)
+      if (coercer !== undefined) coercers.set(name, coercer)
+    }
+    plan = coercers
+    plans.set(schema, plan)
+  }
+  return plan
+}
+
+/** The query with every declared parameter converted to its schema's type where it converts. */
+export function coerceQuery (query: Readonly<Record<string, unknown>>, schema: object): Record<string, unknown> {
+  const plan = planFor(schema as { properties?: Record<string, PropertySchema> })
+  const coerced: Record<string, unknown> = Object.create(null) as Record<string, unknown>
+  for (const [name, value] of Object.entries(query)) {
+    const coercer = plan.get(name)
+    coerced[name] = coercer !== undefined && typeof value === 'string' ? coercer(value) : value
+  }
+  return coerced
+}

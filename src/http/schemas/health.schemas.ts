@@ -1,0 +1,11 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { component } from './components.js'
+
+/** GET /health (DECISIONS.md §8). */
+export const Health = component('Health', Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  version: Type.String({ description: 'Service version' }),
+  database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+  uptime_s: Type.Integer({ description: 'Seconds since the process started' }),
+}))
+export type Health = Static<typeof Health>

@@ -1,0 +1,57 @@
+import type { AnalyticsReport, AnalyticsRequest, Entry, GroupRow, Grouping } from '../../domain/analytics.js'
+import type { Scope } from '../../domain/scope.js'
+import type { Store } from '../../storage/db.js'
+import { runAggQuery } from '../../storage/queries/analytics-agg.query.js'
+import { runDailyQuery } from '../../storage/queries/analytics-daily.query.js'
+import { runMonthlyQuery } from '../../storage/queries/analytics-monthly.query.js'
+import { findBrandNames } from '../../storage/repositories/account-lookup.repository.js'
+import { computeAggregates } from './aggregates.js'
+import { toEntry, type EntryInput } from './entries.js'
+
+/**
+ * GET /analytics/ below HTTP: given a validated request and its resolved scope, run the one
+ * report asked for in the store and shape its entries. Sums happen in SQL; here only mapping and
+ * rounding. The caller turns the report into the wire envelope (and `next` into a cursor).
+ */
+export interface AnalyticsService {
+  report: (scope: Scope, request: AnalyticsRequest) => Promise<AnalyticsReport>
+}
+
+/** Which keys a request groups by (SPEC.md rules 6–9). */
+export function groupingOf (request: AnalyticsRequest, scope: Scope): Omit<Grouping, 'bucket'> {
+  if (request.splitByPlatform) return { by: 'none', byPlatform: true }
+  return { by: scope.kind === 'accounts' ? 'account' : 'brand', byPlatform: request.platforms !== undefined }
+}
+
+export function createAnalyticsService (deps: { store: Store }): AnalyticsService {
+  const { store } = deps
+
+  async function entriesOf (rows: GroupRow[], request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>): Promise<Entry[]> {
+    const needsBrandNames = request.type === 'agg' && grouping.by === 'brand'
+    const brandNames = needsBrandNames ? await findBrandNames(store.db, rows.map((row) => Number(row.group_id))) : new Map<number, string>()
+    const input: EntryInput = { report: request.type, grouping, scope, period: request.period, brandNames }
+    return rows.map((row) => toEntry(row, input))
+  }
+
+  return {
+    report: async (scope, request) => {
+      const grouping = groupingOf(request, scope)
+      const base = { type: request.type, period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
+      // A user with no brands has nothing to read (and `in ()` is not valid SQL).
+      const empty = scope.brandIds.length === 0
+      const input = { dialect: store.dialect, scope, period: request.period, grouping }
+
+      if (request.type === 'daily') {
+        const page = empty ? { rows: [], next: undefined } : await runDailyQuery(store.db, { ...input, after: request.after })
+        return { ...base, entries: await entriesOf(page.rows, request, scope, grouping), next: page.next }
+      }
+      if (request.type === 'monthly') {
+        const rows = empty ? [] : await runMonthlyQuery(store.db, input)
+        return { ...base, entries: await entriesOf(rows, request, scope, grouping) }
+      }
+      const rows = empty ? [] : await runAggQuery(store.db, input)
+      const entries = await entriesOf(rows, request, scope, grouping)
+      return { ...base, entries, aggregates: computeAggregates(entries) }
+    },
+  }
+}

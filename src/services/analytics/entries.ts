@@ -1,0 +1,58 @@
+import type { Entry, GroupRow, Grouping, ReportType } from '../../domain/analytics.js'
+import { daysBetween, lastDayOfMonth } from '../../domain/dates.js'
+import type { Period } from '../../domain/period.js'
+import { PLATFORM_CODES, type PlatformCode } from '../../domain/platforms.js'
+import type { Scope } from '../../domain/scope.js'
+import { toMetricFields, type MetricFields } from './metrics.js'
+
+/**
+ * One summed group → one API entry: its key fields (date / month), its metadata (DECISIONS.md §6:
+ * platform, brand_id, account_id + account_name, or the agg names) and its metric fields.
+ */
+
+export interface EntryInput {
+  report: ReportType
+  grouping: Omit<Grouping, 'bucket'>
+  scope: Scope
+  period: Period
+  /** Brand names by id (agg entries grouped by brand carry `name`). */
+  brandNames: ReadonlyMap<number, string>
+}
+
+/** Days of a `YYYY-MM` month that fall inside the period. */
+export function daysOfMonthInPeriod (month: string, period: Period): number {
+  const first = `${month}-01`
+  const last = lastDayOfMonth(month)
+  const from = first > period.since ? first : period.since
+  const to = last < period.until ? last : period.until
+  return daysBetween(from, to) + 1
+}
+
+export function toEntry (row: GroupRow, input: EntryInput): Entry {
+  const { report, grouping, scope, period } = input
+  const platform: PlatformCode | undefined = grouping.byPlatform ? PLATFORM_CODES[Number(row.platform_rank)] : undefined
+  const days = report === 'monthly' ? daysOfMonthInPeriod(row.bucket, period) : daysBetween(period.since, period.until) + 1
+  const entry: Entry = {}
+  if (report === 'daily') entry.date = row.bucket
+  if (report === 'monthly') entry.month = row.bucket
+  if (platform !== undefined) entry.platform = platform
+  const groupId = Number(row.group_id)
+  if (grouping.by === 'brand') {
+    entry.brand_id = groupId
+    if (report === 'agg') entry.name = input.brandNames.get(groupId) ?? null
+  }
+  if (grouping.by === 'account' && scope.kind === 'accounts') {
+    const account = scope.accounts.find((candidate) => Number(candidate.account_id) === groupId)
+    entry.account_id = groupId
+    if (report === 'agg') {
+      entry.name = account?.account_name ?? null
+      entry.network_id = account?.network_id ?? null
+      entry.storage_avatar = account?.storage_avatar ?? null
+      entry.permalink = account?.permalink ?? null
+    } else {
+      entry.account_name = account?.account_name ?? null
+    }
+  }
+  const metrics: MetricFields = toMetricFields(row, { report, platform, days })
+  return { ...entry, ...metrics }
+}

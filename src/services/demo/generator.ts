@@ -1,0 +1,70 @@
+import { MIN_DATE, addDays, daysBetween, isCalendarDate, utcToday, weekdayOf } from '../../domain/dates.js'
+import { describeBrand, planAccounts } from './catalog.js'
+import type { DemoRecord } from './records.js'
+import { generateAccountHistory, type Calendar } from './timeline.js'
+
+/**
+ * The deterministic demo data generator: brands 1..N, about three accounts each, `days` of
+ * daily rows ending at `until`, and their posts, as import records (DECISIONS.md §9).
+ * Same options → same records, byte for byte. It streams: one brand's accounts at a time,
+ * one account's history at a time, so memory stays flat at any size (see docs/demo-data.md).
+ */
+
+export interface DemoOptions {
+  /** Number of brands; ids 1..brands. */
+  brands: number
+  /** Days of history, ending at `until` (inclusive). */
+  days: number
+  /** Any non-negative integer; the same seed gives the same data. */
+  seed: number
+  /** Last day, `YYYY-MM-DD` (UTC); default today. */
+  until?: string
+}
+
+export const DEMO_DEFAULTS = { brands: 8, days: 400, seed: 42 } as const
+/** Limits that keep ids and post numbers far inside their ranges. */
+export const DEMO_LIMITS = { brands: 1_000_000, days: 3660, seed: 2 ** 32 - 1 } as const
+
+/** Checks the options and fills `until`; throws RangeError naming the bad option. */
+export function resolveDemoOptions (options: DemoOptions): Required<DemoOptions> {
+  const check = (name: keyof typeof DEMO_LIMITS, min: number): void => {
+    const value = options[name]
+    if (!Number.isSafeInteger(value) || value < min || value > DEMO_LIMITS[name]) {
+      throw new RangeError(`${name} must be an integer from ${min} to ${DEMO_LIMITS[name]} (got ${value})`)
+    }
+  }
+  check('brands', 1)
+  check('days', 1)
+  check('seed', 0)
+  const until = options.until ?? utcToday()
+  if (!isCalendarDate(until)) throw new RangeError(`until must be a date YYYY-MM-DD (got "${until}")`)
+  if (daysBetween(MIN_DATE, until) + 1 < options.days) throw new RangeError(`${options.days} days ending ${until} would start before ${MIN_DATE}`)
+  return { brands: options.brands, days: options.days, seed: options.seed, until }
+}
+
+function buildCalendar (days: number, until: string): Calendar {
+  const dates: string[] = []
+  const weekdays: number[] = []
+  for (let day = days - 1; day >= 0; day--) {
+    const date = addDays(until, -day)
+    dates.push(date)
+    weekdays.push(weekdayOf(date))
+  }
+  return { dates, weekdays }
+}
+
+/**
+ * The records, in an order the import accepts in one pass: each brand, then its accounts,
+ * then each account's daily rows and posts.
+ */
+export function * generateDemoRecords (options: DemoOptions): Generator<DemoRecord> {
+  const { brands, days, seed, until } = resolveDemoOptions(options)
+  const calendar = buildCalendar(days, until)
+  for (let brandId = 1; brandId <= brands; brandId++) {
+    const brand = describeBrand(seed, brandId)
+    yield brand.record
+    const accounts = planAccounts(seed, brand)
+    for (const account of accounts) yield account.record
+    for (const account of accounts) yield * generateAccountHistory(seed, account, calendar)
+  }
+}

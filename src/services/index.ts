@@ -1,0 +1,52 @@
+import type { ResolvedConfig } from '../config/schema.js'
+import type { CounterStore } from '../storage/counters/counter-store.js'
+import type { Store } from '../storage/db.js'
+import { createAccessService, type AccessService } from './access/access.service.js'
+import { createAnalyticsService, type AnalyticsService } from './analytics/analytics.service.js'
+import { createAuthService, type AuthService } from './auth/auth.service.js'
+import { createHealthService, type HealthService } from './health.service.js'
+import { createImportService, type ImportService } from './import/import.service.js'
+import { createPartnersService, type PartnersService } from './partners/me.service.js'
+import { createPostsService, type PostsService } from './posts/posts.service.js'
+import { createRateLimitService, type RateLimitService } from './ratelimit/rate-limit.service.js'
+import { createUsersService, type UsersService } from './users/users.service.js'
+
+/**
+ * The one place the services are wired: the HTTP app (src/http/app.ts) and the CLI
+ * (src/cli/commands/*) both get theirs here. Services take domain types and return them; they
+ * know nothing of Fastify, of cursors or of the wire format.
+ */
+
+export interface ServiceDeps {
+  config: ResolvedConfig
+  store: Store
+  /** Rate-limit and lockout state: in process, or Redis when REDIS_URL is set. */
+  counters: CounterStore
+}
+
+export interface Services {
+  auth: AuthService
+  access: AccessService
+  rateLimits: RateLimitService
+  partners: PartnersService
+  analytics: AnalyticsService
+  posts: PostsService
+  users: UsersService
+  imports: ImportService
+  health: HealthService
+}
+
+export function createServices (deps: ServiceDeps): Services {
+  const { config, store, counters } = deps
+  return {
+    auth: createAuthService({ config, store, counters }),
+    access: createAccessService({ store }),
+    rateLimits: createRateLimitService({ config, counters }),
+    partners: createPartnersService({ store }),
+    analytics: createAnalyticsService({ store }),
+    posts: createPostsService({ store }),
+    users: createUsersService({ store }),
+    imports: createImportService({ store }),
+    health: createHealthService({ store }),
+  }
+}

@@ -1,0 +1,23 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../database.js'
+import { buildGroupedQuery, runGroupedQuery, type GroupedQueryInput } from './analytics-grouped.query.js'
+import type { GroupRow } from '../../domain/analytics.js'
+
+/**
+ * type=agg: one group per brand or account × platform over the whole period (or per platform
+ * only with split_by_platform=true), ordered by brand or account id, then platform.
+ */
+
+export type AggQueryInput = Omit<GroupedQueryInput, 'grouping' | 'lastDate'> & {
+  grouping: Omit<GroupedQueryInput['grouping'], 'bucket'>
+}
+
+export function buildAggQuery (db: Kysely<Database>, input: AggQueryInput) {
+  return buildGroupedQuery(db, { ...input, grouping: { ...input.grouping, bucket: 'period' } })
+    .orderBy(sql.ref('r.group_id'), 'asc')
+    .orderBy(sql.ref('r.platform_rank'), 'asc')
+}
+
+export async function runAggQuery (db: Kysely<Database>, input: AggQueryInput): Promise<GroupRow[]> {
+  return await runGroupedQuery(buildAggQuery(db, input))
+}
