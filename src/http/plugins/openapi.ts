@@ -21,7 +21,10 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance) {
         title: 'Partner Analytics API',
         version: VERSION,
         description: apiDescription(),
+        license: { name: 'Proprietary: use is governed by your partner agreement', identifier: 'LicenseRef-Partner-Agreement' },
       },
+      // Relative: the API is served from the host that serves this document.
+      servers: [{ url: '/', description: 'This service' }],
       tags: [
         { name: 'auth', description: 'Trading a key pair for a bearer token' },
         { name: 'partners', description: 'The authenticated user and their brands' },
