@@ -19,6 +19,11 @@ export interface ClientOptions {
    * answers holds the caller for undici's 300 s header timeout.
    */
   timeoutMs?: number
+  /**
+   * Cancels every request of this client, e.g. on Ctrl-C: the request in flight is aborted (its
+   * connection closed) and the call rejects with the signal's reason, not with a NetworkError.
+   */
+  signal?: AbortSignal
   /** Injected for tests and custom transports; global fetch by default. */
   fetch?: typeof fetch
   /** How to wait between retries; setTimeout by default. */
@@ -169,11 +174,13 @@ export class PartnerAnalyticsClient {
   /** One request and its body; no answer (or a body cut off) becomes a NetworkError naming the URL and the cause. */
   private async exchange (method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ response: Response, payload: unknown }> {
     // The signal covers the body too: a server that stalls mid-answer times out as well.
-    const signal = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined
+    const signals = [this.options.signal, this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined].filter((signal) => signal !== undefined)
     try {
-      const response = await this.fetchImpl(url, { method, headers, body, signal })
+      const response = await this.fetchImpl(url, { method, headers, body, signal: signals.length > 0 ? AbortSignal.any(signals) : undefined })
       return { response, payload: await readJson(response) }
     } catch (error) {
+      // Cancelled by the caller: not a network failure, and nothing to describe.
+      if (this.options.signal?.aborted === true) throw error
       throw new NetworkError(method, url, describeNetworkFailure(error, { url, timeoutMs: this.timeoutMs }), error)
     }
   }

@@ -6,7 +6,7 @@ import { DIALECTS } from '../../../test/helpers/stores.js'
 import {
   ForbiddenError, InvalidCredentialsError, NetworkError, PartnerAnalyticsClient, TokenInvalidError, UserDisabledError, ValidationError, BadRequestError,
 } from '../src/index.js'
-import { closedPort } from './export-helpers.js'
+import { closedPort, silentServer } from './export-helpers.js'
 import { DATASET_START, expectedDailyGroups, POST_COUNT, recordingFetch, startServer, type RunningServer } from './server.js'
 
 const SINCE = DATASET_START
@@ -125,5 +125,17 @@ describe('client without an answering server', () => {
     assert.equal(error.message, `POST http://127.0.0.1:${port}/auth/login failed: connection refused (ECONNREFUSED 127.0.0.1:${port})`)
     assert.equal(error.url, `http://127.0.0.1:${port}/auth/login`)
     assert.equal((error.cause as TypeError).message, 'fetch failed')
+  })
+
+  it('lets the caller cancel a request in flight: the abort, not a NetworkError', async () => {
+    const silent = await silentServer()
+    try {
+      const controller = new AbortController()
+      const pending = new PartnerAnalyticsClient({ baseUrl: silent.baseUrl, ...keys, signal: controller.signal }).me()
+      setTimeout(() => { controller.abort() }, 100)
+      await assert.rejects(pending, { name: 'AbortError' })
+    } finally {
+      await silent.close()
+    }
   })
 })

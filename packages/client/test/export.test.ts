@@ -148,15 +148,20 @@ for (const dialect of DIALECTS) {
       const out = join(dir, 'interrupted.csv')
       const controller = new AbortController()
       let requests = 0
+      let interruptedRequest: Promise<Response> | undefined
       const interrupting: typeof fetch = async (input, init) => {
-        if (++requests === 3) controller.abort()
-        return await fetch(input, init)
+        if (++requests !== 3) return await fetch(input, init)
+        controller.abort()
+        interruptedRequest = fetch(input, init)
+        return await interruptedRequest
       }
       const result = await exportWith(['analytics', '--since', SINCE, '--until', UNTIL, '--out', out], { fetch: interrupting, signal: controller.signal })
       assert.equal(result.code, 130)
       assert.equal(result.stderr, `error: export interrupted; ${out} was not written\n`)
       assert.equal(existsSync(out), false)
       assertNoPartialFiles()
+      // The request in flight is aborted too, rather than left running after the export stopped.
+      await assert.rejects(interruptedRequest ?? Promise.resolve(), { name: 'AbortError' })
     })
 
     it('an unwritable --out fails before any request is sent', async () => {

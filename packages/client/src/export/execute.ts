@@ -40,6 +40,8 @@ export async function executeExport (job: ExportJob, options: OutputOptions, io:
     ...environment.value,
     fetch: io.fetch,
     timeoutMs: options.timeout * 1000,
+    // Ctrl-C also aborts the request in flight, so nothing keeps running after the export stopped.
+    signal: io.signal,
     onRetry: ({ delayMs, error }) => { say(`${error.errorCode}: retrying in ${(delayMs / 1000).toFixed(1)} s`) },
   })
   const progress = createProgress(io.stderr)

@@ -10,6 +10,7 @@ process.once('SIGINT', interrupt)
 process.once('SIGTERM', interrupt)
 
 const code = await runExport(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal })
-// An interrupted export may still have a request in flight: do not wait for it to answer.
+// Interrupted: the request in flight was aborted; exit now rather than wait for anything else
+// still scheduled (a socket closing, a retry timer).
 if (controller.signal.aborted) process.exit(code)
 process.exitCode = code
