@@ -51,13 +51,13 @@ export class ValidationError extends PartnerAnalyticsError {
     super(message, status, errorCode, requestId, body)
   }
 }
-/** 5xx, or an answer that is not the contract's JSON. */
+/** 5xx, or an answer that is not the API's JSON. */
 export class ServerError extends PartnerAnalyticsError {}
 
 /**
  * No HTTP answer: connection refused, DNS failure, TLS failure, timeout. The message names the
- * request and the cause, e.g. "POST http://127.0.0.1:1/auth/login failed: connection refused
- * (ECONNREFUSED 127.0.0.1:1)"; `cause` is what fetch threw. Never retried by the client: the
+ * request and the cause, e.g. "POST http://127.0.0.1:8000/auth/login failed: connection
+ * refused (ECONNREFUSED 127.0.0.1:8000)"; `cause` is what fetch threw. Never retried by the client: the
  * request may have reached the server.
  */
 export class NetworkError extends Error {
