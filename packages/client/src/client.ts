@@ -1,9 +1,11 @@
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
-import { errorFromResponse, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, type PartnerAnalyticsError } from './errors.js'
+import { baseUrlProblem, printableBaseUrl } from './base-url.js'
+import { errorFromResponse, NetworkError, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, type PartnerAnalyticsError } from './errors.js'
+import { describeNetworkFailure } from './network-cause.js'
 import type { AnalyticsQuery, Brand, DailyEntry, DailyReport, HealthResponse, MeQuery, MeResponse, Post, PostsQuery, PostsResponse, ReportOf, TokenResponse } from './types.js'
 
 export interface ClientOptions {
-  /** e.g. https://api.example.com (no trailing path needed). */
+  /** e.g. https://api.example.com, or https://gateway.example.com/partner-analytics behind a gateway. */
   baseUrl: string
   clientKey: string
   secretKey: string
@@ -11,6 +13,17 @@ export interface ClientOptions {
   accessToken?: string
   /** Retry policy for TOO_MANY_ATTEMPTS and 429. */
   backoff?: Partial<BackoffOptions>
+  /**
+   * Milliseconds one request may take, answer body included, before it fails with a NetworkError
+   * (default 60 000; 0 waits forever). Without it a server that accepts the connection and never
+   * answers holds the caller for undici's 300 s header timeout.
+   */
+  timeoutMs?: number
+  /**
+   * Cancels every request of this client, e.g. on Ctrl-C: the request in flight is aborted (its
+   * connection closed) and the call rejects with the signal's reason, not with a NetworkError.
+   */
+  signal?: AbortSignal
   /** Injected for tests and custom transports; global fetch by default. */
   fetch?: typeof fetch
   /** How to wait between retries; setTimeout by default. */
@@ -23,26 +36,33 @@ type QueryValue = string | number | boolean | readonly (string | number)[] | und
 
 const defaultSleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
+/** Default of ClientOptions.timeoutMs. */
+export const DEFAULT_TIMEOUT_MS = 60_000
+
 /**
- * The Partner Analytics client. Logs in lazily, sends the bearer token, and follows the
- * contract's advice (SPEC.md "Authentication"): on TOKEN_EXPIRED one re-login and one retry; no
- * retry on TOKEN_INVALID; INVALID_CREDENTIALS and USER_DISABLED are thrown as typed errors;
- * TOO_MANY_ATTEMPTS and 429 are retried with exponential backoff and jitter on top of Retry-After,
- * a bounded number of times.
+ * The Partner Analytics client. Logs in lazily, sends the bearer token, and follows the API's
+ * re-login policy (docs/api-reference.md, "Authentication"): on TOKEN_EXPIRED one re-login and one
+ * retry; no retry on TOKEN_INVALID; INVALID_CREDENTIALS and USER_DISABLED are thrown as typed
+ * errors; TOO_MANY_ATTEMPTS and 429 are retried with exponential backoff and jitter on top of
+ * Retry-After, a bounded number of times. No answer at all is a NetworkError, never retried.
  */
 export class PartnerAnalyticsClient {
   private readonly baseUrl: string
   private readonly backoff: BackoffOptions
   private readonly fetchImpl: typeof fetch
   private readonly sleep: (ms: number) => Promise<void>
+  private readonly timeoutMs: number
   private token: string | undefined
   private pendingLogin: Promise<TokenResponse> | undefined
 
   constructor (private readonly options: ClientOptions) {
+    const problem = baseUrlProblem(options.baseUrl)
+    if (problem !== undefined) throw new TypeError(`baseUrl ${problem} (got ${JSON.stringify(printableBaseUrl(options.baseUrl))})`)
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff }
     this.fetchImpl = options.fetch ?? globalThis.fetch
     this.sleep = options.sleep ?? defaultSleep
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.token = options.accessToken
   }
 
@@ -131,17 +151,13 @@ export class PartnerAnalyticsClient {
 
   /** One call with the backoff loop for TOO_MANY_ATTEMPTS and 429; other errors are thrown at once. */
   private async send<T> (method: 'GET' | 'POST', path: string, query: Record<string, QueryValue>, body?: unknown, token?: string): Promise<T> {
+    const url = this.url(path, query)
     for (let attempt = 1; ; attempt++) {
-      const response = await this.fetchImpl(this.url(path, query), {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const payload = await readJson(response)
+      const { response, payload } = await this.exchange(method, url, {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      }, body === undefined ? undefined : JSON.stringify(body))
       if (response.ok) {
         if (payload === undefined) throw new ServerError(`${method} ${path}: the answer is not JSON`, response.status, `HTTP_${response.status}`, response.headers.get('x-request-id') ?? undefined, undefined)
         return payload as T
@@ -152,6 +168,20 @@ export class PartnerAnalyticsClient {
       const delayMs = backoffDelayMs(attempt, error.retryAfterSeconds, this.backoff)
       this.options.onRetry?.({ attempt, delayMs, error })
       await this.sleep(delayMs)
+    }
+  }
+
+  /** One request and its body; no answer (or a body cut off) becomes a NetworkError naming the URL and the cause. */
+  private async exchange (method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<{ response: Response, payload: unknown }> {
+    // The signal covers the body too: a server that stalls mid-answer times out as well.
+    const signals = [this.options.signal, this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined].filter((signal) => signal !== undefined)
+    try {
+      const response = await this.fetchImpl(url, { method, headers, body, signal: signals.length > 0 ? AbortSignal.any(signals) : undefined })
+      return { response, payload: await readJson(response) }
+    } catch (error) {
+      // Cancelled by the caller: not a network failure, and nothing to describe.
+      if (this.options.signal?.aborted === true) throw error
+      throw new NetworkError(method, url, describeNetworkFailure(error, { url, timeoutMs: this.timeoutMs }), error)
     }
   }
 

@@ -1,6 +1,7 @@
 /**
- * Typed errors for every answer the API can refuse with. Each carries the contract's error_code,
- * the HTTP status and the request_id to quote to support (DECISIONS.md §2).
+ * Typed errors for every answer the API can refuse with. Each carries the API's error_code, the
+ * HTTP status and the request_id to quote to support (docs/api-reference.md, "Errors"). A request
+ * that got no answer at all throws NetworkError instead.
  */
 
 export interface ValidationIssue { loc: string[], msg: string, type: string, ctx: Record<string, unknown> }
@@ -50,8 +51,21 @@ export class ValidationError extends PartnerAnalyticsError {
     super(message, status, errorCode, requestId, body)
   }
 }
-/** 5xx, or an answer that is not the contract's JSON. */
+/** 5xx, or an answer that is not the API's JSON. */
 export class ServerError extends PartnerAnalyticsError {}
+
+/**
+ * No HTTP answer: connection refused, DNS failure, TLS failure, timeout. The message names the
+ * request and the cause, e.g. "POST http://127.0.0.1:8000/auth/login failed: connection
+ * refused (ECONNREFUSED 127.0.0.1:8000)"; `cause` is what fetch threw. Never retried by the client: the
+ * request may have reached the server.
+ */
+export class NetworkError extends Error {
+  constructor (readonly method: string, readonly url: string, readonly reason: string, cause: unknown) {
+    super(`${method} ${url} failed: ${reason}`, { cause })
+    this.name = 'NetworkError'
+  }
+}
 
 interface ErrorBody { detail?: unknown, error_code?: unknown, request_id?: unknown, retry_after?: unknown }
 

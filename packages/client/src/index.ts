@@ -1,4 +1,4 @@
-export { PartnerAnalyticsClient, type ClientOptions } from './client.js'
+export { PartnerAnalyticsClient, DEFAULT_TIMEOUT_MS, type ClientOptions } from './client.js'
 export { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 export * from './errors.js'
 export type * from './types.js'

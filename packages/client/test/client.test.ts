@@ -4,8 +4,9 @@ import { setUserDisabled } from '../../../src/services/users/users.service.js'
 import { createPartner } from '../../../test/helpers/partners.js'
 import { DIALECTS } from '../../../test/helpers/stores.js'
 import {
-  ForbiddenError, InvalidCredentialsError, PartnerAnalyticsClient, TokenInvalidError, UserDisabledError, ValidationError, BadRequestError,
+  ForbiddenError, InvalidCredentialsError, NetworkError, PartnerAnalyticsClient, TokenInvalidError, UserDisabledError, ValidationError, BadRequestError,
 } from '../src/index.js'
+import { closedPort, silentServer } from './export-helpers.js'
 import { DATASET_START, expectedDailyGroups, POST_COUNT, recordingFetch, startServer, type RunningServer } from './server.js'
 
 const SINCE = DATASET_START
@@ -108,3 +109,33 @@ for (const dialect of DIALECTS) {
     })
   })
 }
+
+describe('client without an answering server', () => {
+  const keys = { clientKey: 'pak_000000000000000000000000', secretKey: 'pas_0000000000000000000000000000000000000000000' }
+
+  it('refuses a base URL that is not an absolute http(s) URL, naming it', () => {
+    assert.throws(() => new PartnerAnalyticsClient({ baseUrl: 'localhost:8000', ...keys }),
+      { name: 'TypeError', message: 'baseUrl must be an absolute http:// or https:// URL, e.g. https://api.example.com (got "localhost:8000")' })
+  })
+
+  it('throws a NetworkError naming the request and the cause when nothing answers', async () => {
+    const port = await closedPort()
+    const error = await new PartnerAnalyticsClient({ baseUrl: `http://127.0.0.1:${port}`, ...keys }).me().catch((caught: unknown) => caught)
+    assert.ok(error instanceof NetworkError)
+    assert.equal(error.message, `POST http://127.0.0.1:${port}/auth/login failed: connection refused (ECONNREFUSED 127.0.0.1:${port})`)
+    assert.equal(error.url, `http://127.0.0.1:${port}/auth/login`)
+    assert.equal((error.cause as TypeError).message, 'fetch failed')
+  })
+
+  it('lets the caller cancel a request in flight: the abort, not a NetworkError', async () => {
+    const silent = await silentServer()
+    try {
+      const controller = new AbortController()
+      const pending = new PartnerAnalyticsClient({ baseUrl: silent.baseUrl, ...keys, signal: controller.signal }).me()
+      setTimeout(() => { controller.abort() }, 100)
+      await assert.rejects(pending, { name: 'AbortError' })
+    } finally {
+      await silent.close()
+    }
+  })
+})

@@ -30,7 +30,7 @@ export const PROTECTED_ERROR_EXAMPLES: Record<string, Record<string, Example>> =
     userDisabled: { summary: 'The user was disabled after the token was issued', value: errorExample(403, 'USER_DISABLED', 'User account is disabled') },
   },
   404: { notFound: { summary: 'account_id not on that platform in an accessible brand', value: errorExample(404, 'NOT_FOUND', 'account_id 99 not found on platform fb in an accessible brand') } },
-  422: { badDate: validation(['query', 'since'], 'Input should be a valid date in the format YYYY-MM-DD', 'date_from_datetime_parsing') },
+  422: { badDate: validation(['query', 'since'], 'Input should be a valid date in the format YYYY-MM-DD', 'date_parsing') },
   429: {
     rateLimited: {
       summary: 'A rate-limit window is exhausted',

@@ -1,5 +1,5 @@
 import type { PartnerAnalyticsClient } from '../client.js'
-import type { AnalyticsQuery, PostsQuery } from '../types.js'
+import type { AnalyticsQuery, AnalyticsResponse, PostsQuery } from '../types.js'
 import type { Row } from './formats.js'
 
 /**
@@ -12,19 +12,35 @@ export interface Progress {
   start: (totalDays: number) => void
   /** Days covered so far and rows so far. */
   update: (daysCovered: number, rows: number) => void
+  /** The export ended early (an error): leave the terminal line clean for the message. */
+  stop: () => void
 }
 
 const DAY_MS = 86_400_000
 const daysBetween = (from: string, to: string): number => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1
 
-export async function * analyticsRows (client: PartnerAnalyticsClient, query: AnalyticsQuery, progress: Progress): AsyncGenerator<Row> {
-  if (query.type === 'monthly' || query.type === 'agg') {
-    progress.start(1)
-    const response = await client.analytics({ ...query, type: query.type })
-    yield * response.data as Row[]
-    progress.update(1, response.data.length)
-    return
-  }
+/** type=monthly and type=agg come whole in one response. */
+export async function analyticsReport (client: PartnerAnalyticsClient, query: AnalyticsQuery, progress: Progress): Promise<AnalyticsResponse> {
+  progress.start(1)
+  const response = await client.analytics(query)
+  progress.update(1, response.data.length)
+  return response
+}
+
+/**
+ * An agg report as CSV or NDJSON rows: every entry, then the envelope's `aggregates` as two more
+ * rows. The first field, `aggregate`, tells them apart: null on entries, "total" and "average" on
+ * the last two rows (docs/client.md), which is where a spreadsheet reader looks for totals.
+ */
+export function * aggregateReportRows (response: AnalyticsResponse): Generator<Row> {
+  for (const entry of response.data) yield { aggregate: null, ...entry }
+  if (!('aggregates' in response)) return
+  yield { aggregate: 'total', ...response.aggregates.total }
+  yield { aggregate: 'average', ...response.aggregates.average }
+}
+
+/** Every daily entry of the period, page after page. */
+export async function * dailyRows (client: PartnerAnalyticsClient, query: AnalyticsQuery, progress: Progress): AsyncGenerator<Row> {
   let rows = 0
   let started = false
   for await (const page of client.dailyPages(query)) {
