@@ -9,7 +9,7 @@ import { registerServeCommand } from './commands/serve.js'
 import { registerUserCommands } from './commands/users.js'
 import { EXIT, processIo, say, type CliIo } from './io.js'
 
-/** The `partner-analytics` operator CLI (DECISIONS.md §9). */
+/** The `partner-analytics` operator CLI (README.md "Operator CLI"). */
 export function buildProgram (io: CliIo): Command {
   const program = new Command('partner-analytics')
     .description('Operate Partner Analytics: serve the API, migrate, import data, manage partners')

@@ -1,6 +1,6 @@
 /**
  * Where a command writes, so tests can run the CLI in-process and read what it printed.
- * DECISIONS.md §9: `--json` output is one JSON object on stdout; human text goes to stderr.
+ * README.md "Operator CLI": `--json` output is one JSON object on stdout; human text goes to stderr.
  */
 export interface CliIo {
   stdout: { write: (text: string) => unknown }

@@ -3,7 +3,7 @@ import type { Period } from './period.js'
 import type { SUMMED_METRICS } from './metrics.js'
 
 /**
- * The analytics report as the service sees it (SPEC.md GET /analytics/, DECISIONS.md §6): what is
+ * The analytics report as the service sees it (docs/api-reference.md GET /analytics/, docs/api-reference.md "GET /analytics/"): what is
  * asked, where a daily page ends, the summed groups the store returns, and the report handed
  * back to HTTP. No wire format here: HTTP turns positions into cursors and reports into envelopes.
  */
@@ -38,7 +38,7 @@ export interface AnalyticsRequest {
 /** The time bucket of a report: one day, one calendar month, or the whole period. */
 export type Bucket = 'day' | 'month' | 'period'
 
-/** What a report groups by (SPEC.md rules 6–9). */
+/** What a report groups by (docs/api-reference.md "GET /analytics/", grouping). */
 export interface Grouping {
   bucket: Bucket
   /** By brand_id or account_id, or by neither (split_by_platform=true). */

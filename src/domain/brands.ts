@@ -1,6 +1,6 @@
 import type { PlatformCode } from './platforms.js'
 
-/** A brand as GET /me lists it: its accounts grouped by platform (DECISIONS.md §5). */
+/** A brand as GET /me lists it: its accounts grouped by platform (docs/api-reference.md "GET /me"). */
 
 export interface AccountReference {
   account_id: number

@@ -1,7 +1,7 @@
 import { PLATFORM_CODES, type PlatformCode } from './platforms.js'
 
 /**
- * The metric catalogue of SPEC.md: core daily fields and platform-specific fields with the
+ * The metric catalogue of docs/api-reference.md: core daily fields and platform-specific fields with the
  * platforms they apply to. Storage columns, import validation and analytics field presence
  * are all derived from these lists.
  */
@@ -10,7 +10,7 @@ import { PLATFORM_CODES, type PlatformCode } from './platforms.js'
 export const CORE_COUNT_METRICS = ['views', 'followers', 'new_followers', 'posts_count', 'interactions'] as const
 export type CoreCountMetric = (typeof CORE_COUNT_METRICS)[number]
 
-/** Platform-specific integer metrics and the platforms that report them (SPEC.md table). */
+/** Platform-specific integer metrics and the platforms that report them (docs/api-reference.md table). */
 export const PLATFORM_METRICS = {
   video_views_3s: ['fb'],
   video_views_2s: ['pi'],
@@ -45,7 +45,7 @@ export function platformMetricsOf (platform: PlatformCode): PlatformMetric[] {
 }
 
 /**
- * Engagement denominator (DECISIONS.md §6): reach for fb, ig, sc, li; views for the others.
+ * Engagement denominator (docs/api-reference.md "GET /analytics/"): reach for fb, ig, sc, li; views for the others.
  */
 export const ENGAGEMENT_DENOMINATOR: Record<PlatformCode, 'reach' | 'views'> = Object.fromEntries(
   PLATFORM_CODES.map((code) => [code, ['fb', 'ig', 'sc', 'li'].includes(code) ? 'reach' : 'views']),

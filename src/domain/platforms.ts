@@ -3,7 +3,7 @@
  * Everything that depends on "which platform has which field" reads this one table.
  */
 
-/** Canonical order (DECISIONS.md §1): output order and the order of `platforms`. */
+/** Canonical order (docs/api-reference.md "Basics"): output order and the order of `platforms`. */
 export const PLATFORM_CODES = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi'] as const
 export type PlatformCode = (typeof PLATFORM_CODES)[number]
 
@@ -19,7 +19,7 @@ export const PLATFORM_NAMES: Record<PlatformCode, string> = {
   pi: 'pinterest',
 }
 
-/** Lower-case alias → code; both the code and the full name are accepted (SPEC.md platform table). */
+/** Lower-case alias → code; both the code and the full name are accepted (docs/api-reference.md platform table). */
 const ALIASES = new Map<string, PlatformCode>(
   PLATFORM_CODES.flatMap((code) => [[code, code], [PLATFORM_NAMES[code], code]] as const),
 )
@@ -41,7 +41,7 @@ export function sortPlatforms (codes: Iterable<PlatformCode>): PlatformCode[] {
   return [...new Set(codes)].sort((a, b) => platformRank(a) - platformRank(b))
 }
 
-/** Key of an account: ids are unique per platform only (DECISIONS.md §1). */
+/** Key of an account: ids are unique per platform only (docs/api-reference.md "Basics"). */
 export function accountKey (platform: PlatformCode, accountId: number): string {
   return `${platform}:${accountId}`
 }

@@ -1,7 +1,7 @@
 import type { PlatformCode } from './platforms.js'
 
 /**
- * Post categories (`post_type`, DECISIONS.md §7) and how a platform's own post `type` maps to one.
+ * Post categories (`post_type`, docs/posts.md) and how a platform's own post `type` maps to one.
  * The import derives `post_type` from `type` when a record leaves it out; docs/import.md shows
  * this table to operators, so change both together.
  */

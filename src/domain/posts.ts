@@ -3,7 +3,7 @@ import type { Period } from './period.js'
 import type { PostType } from './post-types.js'
 
 /**
- * The posts listing as the service sees it (DECISIONS.md §7): what is asked, how a page walk
+ * The posts listing as the service sees it (docs/posts.md): what is asked, how a page walk
  * continues, and the page handed back to HTTP (which turns walks into cursors).
  */
 
@@ -57,7 +57,7 @@ export interface PostsWalk {
   after: PostPosition
 }
 
-/** One post as the API shows it: exactly the fields of DECISIONS.md §7 for its platform. */
+/** One post as the API shows it: exactly the fields of docs/posts.md for its platform. */
 export type PostRecord = Record<string, string | number | null>
 
 export interface PostsPage {

@@ -1,5 +1,5 @@
 /**
- * Exact half-up rounding (DECISIONS.md §6): every rounded figure is computed from exact integers
+ * Exact half-up rounding (docs/api-reference.md "GET /analytics/"): every rounded figure is computed from exact integers
  * (micro-units, counts), never by adding or dividing floats and hoping. Half-up means half away
  * from zero for the (rare) negative money amounts.
  */

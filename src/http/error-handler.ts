@@ -4,7 +4,7 @@ import { AppError, type ErrorCode, type ValidationIssue } from '../domain/errors
 import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
 
 /**
- * The only place errors become HTTP responses (DECISIONS.md §2). Routes and services throw;
+ * The only place errors become HTTP responses (docs/api-reference.md "Errors"). Routes and services throw;
  * this maps AppError codes to statuses, schema-validation failures to the 422 shape (with the
  * route's query-rule issues, so one 422 lists every offending parameter), body parsing failures
  * to 422 `["body"]`, and everything else to a logged 500 with no internals.

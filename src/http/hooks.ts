@@ -47,7 +47,7 @@ export function registerRequestHooks (app: FastifyInstance, services: Services):
 /**
  * The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), or undefined
  * for a missing header, another scheme, or `Bearer` alone. A token anywhere else (the URL) is
- * never read (SPEC.md: tokens are not placed in URLs).
+ * never read (docs/api-reference.md: tokens are not placed in URLs).
  */
 export function bearerToken (header: string | undefined): string | undefined {
   if (header === undefined) return undefined

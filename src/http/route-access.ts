@@ -8,7 +8,7 @@ import type { ValidationIssue } from '../domain/errors.js'
  * (the /docs assets).
  */
 export type RouteAccess =
-  /** A partner route: bearer token, then the per-user rate limit (DECISIONS.md §3, §4). */
+  /** A partner route: bearer token, then the per-user rate limit (docs/api-reference.md "Authentication"; docs/api-reference.md "Rate limiting"). */
   | { auth: 'bearer', rateLimit: 'user' }
   /** A public route counted per client IP (POST /auth/login). */
   | { auth: 'none', rateLimit: 'ip' }

@@ -1,7 +1,7 @@
 import type { ValidationIssue } from '../domain/errors.js'
 
 /**
- * Ajv's errors → the contract's 422 items (DECISIONS.md §2): one item per offending parameter or
+ * Ajv's errors → the contract's 422 items (docs/api-reference.md "Errors"): one item per offending parameter or
  * body field, `loc` naming it (`["query", "brand_id"]`, `["body", "api_client_key"]`), with a
  * message and type in the style the original API used. Messages are derived from the schema that
  * failed (its keyword, bounds, item title), so a route's schema is the one place its rules live.
@@ -64,7 +64,7 @@ function describe (error: AjvIssue, atRoot: boolean): Description {
     case 'maxItems':
       return { msg: `At most ${String(params.limit)} distinct ids are allowed; got ${Array.isArray(error.data) ? error.data.length : '?'}`, type: 'too_long', ctx: { max_length: params.limit, actual_length: Array.isArray(error.data) ? error.data.length : null } }
     case 'enum': {
-      // The contract words a closed list of words as a pattern (SPEC.md: `^(daily|agg|monthly)$`).
+      // The contract words a closed list of words as a pattern (docs/api-reference.md: `^(daily|agg|monthly)$`).
       const pattern = `^(${(params.allowedValues as unknown[]).join('|')})$`
       return { msg: `String should match pattern '${pattern}'`, type: 'string_pattern_mismatch', ctx: { pattern } }
     }

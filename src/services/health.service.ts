@@ -1,7 +1,7 @@
 import { VERSION } from '../config/version.js'
 import type { Store } from '../storage/db.js'
 
-/** GET /health (DECISIONS.md §8): the version, the uptime, and whether the store answers. */
+/** GET /health (docs/api-reference.md "GET /health"): the version, the uptime, and whether the store answers. */
 
 export interface HealthReport {
   status: 'ok' | 'error'

@@ -8,7 +8,7 @@ import { printJson, say, type CliIo } from '../io.js'
 import { createImportProgress } from './import-progress.js'
 
 /**
- * `import FILE... [--dry-run] [--json]` (DECISIONS.md §9). Errors go to stderr one per line as
+ * `import FILE... [--dry-run] [--json]` (README.md "Operator CLI"). Errors go to stderr one per line as
  * `FILE:LINE: message` and the command exits 1 with nothing written; the summary line goes to
  * stderr, and `--json` also prints the summary object on stdout.
  */

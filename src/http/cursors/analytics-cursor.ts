@@ -3,7 +3,7 @@ import type { CursorCodec } from './codec.js'
 
 /**
  * The /analytics/ daily cursor: the position of a page's last entry, bound to the normalised
- * query (DECISIONS.md §6, §10), so `05`/`5` or `FB`/`fb` are the same query while another since,
+ * query (docs/api-reference.md "GET /analytics/"), so `05`/`5` or `FB`/`fb` are the same query while another since,
  * brand or platform is not.
  */
 

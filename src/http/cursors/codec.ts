@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
 /**
- * Opaque, tamper-evident paging cursors bound to the query that produced them (DECISIONS.md §5,
+ * Opaque, tamper-evident paging cursors bound to the query that produced them (docs/api-reference.md "GET /me",
  * §6, §7). A cursor is `base64url(payload JSON) + "." + base64url(HMAC-SHA256)`, where the MAC
  * covers the purpose (me, analytics, posts), the normalised query and the payload. Any edit, a
  * cursor from another endpoint, or one replayed with other parameters fails to decode.

@@ -1,6 +1,6 @@
 import type { CursorCodec } from './codec.js'
 
-/** The /me cursor: the last brand_id of the previous page, bound to the user (DECISIONS.md §5). */
+/** The /me cursor: the last brand_id of the previous page, bound to the user (docs/api-reference.md "GET /me"). */
 
 export function encodeMeCursor (codec: CursorCodec, userId: string, afterBrandId: number): string {
   return codec.encode({ after: afterBrandId }, { user_id: userId })

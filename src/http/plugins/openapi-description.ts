@@ -13,7 +13,7 @@ const DISPLAY_NAMES: Record<string, string> = {
   pinterest: 'Pinterest',
 }
 
-/** The platform table of SPEC.md, generated from src/domain/platforms.ts so it cannot drift. */
+/** The platform table of docs/api-reference.md, generated from src/domain/platforms.ts so it cannot drift. */
 export function platformAliasTable (): string {
   const rows = PLATFORM_CODES.map((code) => {
     const name = PLATFORM_NAMES[code]

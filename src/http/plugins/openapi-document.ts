@@ -6,7 +6,7 @@ import { ACCESS_EXTENSION } from './openapi-transform.js'
 /**
  * The parts every operation shares, added once to the document @fastify/swagger built from the
  * route schemas: security and the rate-limit / Retry-After / WWW-Authenticate response headers
- * from each route's declared access, X-Request-Id everywhere (DECISIONS.md §1, §2, §4), response
+ * from each route's declared access, X-Request-Id everywhere (docs/api-reference.md "Basics"; docs/api-reference.md "Errors"; docs/api-reference.md "Rate limiting"), response
  * descriptions and examples, list parameters as comma-separated, and every marked schema as one
  * named component.
  */

@@ -2,11 +2,11 @@
  * Query parameters arrive as strings (src/http/query/query-string.ts). Before Ajv validates them
  * against the route's schema, each one is turned into the type its schema declares, strictly:
  * Ajv's own coercion would read `0x10`, `1e2` and `1.0` as integers, and the contract calls only
- * plain decimal digits integers (DECISIONS.md §5, §6). A value that does not convert is left as
+ * plain decimal digits integers (docs/api-reference.md "GET /me"; docs/api-reference.md "GET /analytics/"). A value that does not convert is left as
  * it came, and Ajv then reports it against the schema, so the schema stays the one judge.
  *
  * - integer: an optional minus and digits (a negative number is an integer, refused by its range);
- * - boolean: true/false/1/0/yes/no/on/off, case-insensitive (DECISIONS.md §6);
+ * - boolean: true/false/1/0/yes/no/on/off, case-insensitive (docs/api-reference.md "GET /analytics/");
  * - array (a comma-separated list): items trimmed; integer items digits only (no signs); items of
  *   an enumerated string lower-cased (platforms and post types are case-insensitive); duplicates
  *   collapsed, so `maxItems` counts distinct items.

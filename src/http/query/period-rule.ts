@@ -4,7 +4,7 @@ import { resolvePeriod, type Period } from '../../domain/period.js'
 import type { QueryRule } from '../route-access.js'
 
 /**
- * since/until together (DECISIONS.md §6, §10): since > until, or a period over 1096 days, is a 422
+ * since/until together (docs/api-reference.md "GET /analytics/"): since > until, or a period over 1096 days, is a 422
  * on `since`. Dates the schema refuses are left to the schema's own issues.
  */
 export const periodRule: QueryRule = (query, today) => {

@@ -1,5 +1,5 @@
 /**
- * Query-string rules of DECISIONS.md §1/§10, applied once for every route: a repeated parameter
+ * Query-string rules of docs/api-reference.md "Basics", applied once for every route: a repeated parameter
  * keeps its last value, values are trimmed, and only then does an empty value mean "absent".
  */
 export function parseQueryString (raw: string): Record<string, string> {

@@ -6,9 +6,9 @@ import { component } from './components.js'
 import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, StringEnum } from './params.schemas.js'
 
 /**
- * GET /analytics/: the query and the three reports' shapes (SPEC.md, DECISIONS.md §6), for
+ * GET /analytics/: the query and the three reports' shapes (docs/api-reference.md "GET /analytics/"), for
  * validation, serialization (property order = output order) and the OpenAPI document. Fields that
- * every entry of a report carries are required; the rest depend on the query (DECISIONS.md §6).
+ * every entry of a report carries are required; the rest depend on the query (docs/api-reference.md "GET /analytics/").
  */
 
 export const AnalyticsQuery = Type.Object({

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { component } from './components.js'
 
-/** POST /auth/login: the body and the token (SPEC.md, DECISIONS.md §3). */
+/** POST /auth/login: the body and the token (docs/api-reference.md "Authentication"). */
 
 export const LoginBody = Type.Object({
   api_client_key: Type.String({ description: 'Issued client key: `pak_` + 24 base62 characters', examples: ['pak_3kTMd9Qx0bWf7LzR2vYp8HnA'] }),

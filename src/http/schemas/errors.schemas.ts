@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { component } from './components.js'
 
-/** The contract's error bodies (DECISIONS.md §2), declared once and spread into every route schema. */
+/** The contract's error bodies (docs/api-reference.md "Errors"), declared once and spread into every route schema. */
 
 export const ErrorBody = component('ErrorBody', Type.Object({
   detail: Type.String({ description: 'Human-readable message' }),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { component } from './components.js'
 
-/** GET /health (DECISIONS.md §8). */
+/** GET /health (docs/api-reference.md "GET /health"). */
 export const Health = component('Health', Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
   version: Type.String({ description: 'Service version' }),

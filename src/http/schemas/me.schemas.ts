@@ -3,7 +3,7 @@ import { PLATFORM_CODES, PLATFORM_NAMES } from '../../domain/platforms.js'
 import { component } from './components.js'
 import { CursorParam } from './params.schemas.js'
 
-/** GET /me: the query, the brand with its accounts, and the profile page (SPEC.md, DECISIONS.md §5). */
+/** GET /me: the query, the brand with its accounts, and the profile page (docs/api-reference.md "GET /me"). */
 
 export const ME_DEFAULT_LIMIT = 20
 export const ME_MAX_LIMIT = 100

@@ -7,7 +7,7 @@ import { PLATFORM_NAMES } from '../../domain/platforms.js'
 import { component } from './components.js'
 import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, PostTypeListParam, StringEnum } from './params.schemas.js'
 
-/** GET /posts: the query, the post record and the page (DECISIONS.md §7, §10). */
+/** GET /posts: the query, the post record and the page (docs/posts.md). */
 
 export const PostsQuery = Type.Object({
   since: Type.Optional(DateParam('First UTC calendar day of created_time, inclusive; default until (or today, if earlier) minus 7 days')),

@@ -10,10 +10,10 @@ import { listGrantedBrandIds } from '../../storage/repositories/users.repository
 
 /**
  * Turns the brand_id / account_id / platform parameters into the data a request may read
- * (SPEC.md GET /analytics/ rules 1–5, DECISIONS.md §6), deciding 400 → 403 → 404 in that order.
+ * (docs/api-reference.md "GET /analytics/", its scope rules), deciding 400 → 403 → 404 in that order.
  * Shared by /analytics/ and /posts; parameters are validated (422) before this runs. Access is
  * always the user's current grants, never the token's, so a grant or revocation applies at the
- * next request (DECISIONS.md §3).
+ * next request (docs/api-reference.md "Authentication").
  */
 
 export const ACCOUNT_NEEDS_ONE_PLATFORM_DETAIL = 'account_id requires exactly one platform to be specified'

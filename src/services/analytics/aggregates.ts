@@ -1,7 +1,7 @@
 import type { AggregateFigures, Entry } from '../../domain/analytics.js'
 import { amountToCents, averageCents, centsToAmount, roundedRatio } from '../../domain/rounding.js'
 
-/** agg's `aggregates` (DECISIONS.md §6 "Envelopes"). */
+/** agg's `aggregates` (docs/api-reference.md "GET /analytics/" "Envelopes"). */
 
 const INTEGER_FIELDS = ['views', 'interactions', 'posts_count', 'new_followers', 'followers'] as const
 

@@ -17,7 +17,7 @@ export interface AnalyticsService {
   report: (scope: Scope, request: AnalyticsRequest) => Promise<AnalyticsReport>
 }
 
-/** Which keys a request groups by (SPEC.md rules 6–9). */
+/** Which keys a request groups by (docs/api-reference.md "GET /analytics/", grouping). */
 export function groupingOf (request: AnalyticsRequest, scope: Scope): Omit<Grouping, 'bucket'> {
   if (request.splitByPlatform) return { by: 'none', byPlatform: true }
   return { by: scope.kind === 'accounts' ? 'account' : 'brand', byPlatform: request.platforms !== undefined }

@@ -6,7 +6,7 @@ import type { Scope } from '../../domain/scope.js'
 import { toMetricFields, type MetricFields } from './metrics.js'
 
 /**
- * One summed group → one API entry: its key fields (date / month), its metadata (DECISIONS.md §6:
+ * One summed group → one API entry: its key fields (date / month), its metadata (docs/api-reference.md "GET /analytics/":
  * platform, brand_id, account_id + account_name, or the agg names) and its metric fields.
  */
 

@@ -4,7 +4,7 @@ import { PLATFORM_METRIC_NAMES, metricAppliesTo, type PlatformMetric } from '../
 import { centsToAmount, microsToCents, roundedRatio } from '../../domain/rounding.js'
 
 /**
- * The metric half of every entry: one summed group row → the metric fields (DECISIONS.md §6: field
+ * The metric half of every entry: one summed group row → the metric fields (docs/api-reference.md "GET /analytics/": field
  * presence by platform scope, revenue null vs 0, posts_per_day, engagement rate, half-up rounding).
  */
 

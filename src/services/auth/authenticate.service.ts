@@ -6,7 +6,7 @@ import { findTokenPrincipal } from '../../storage/repositories/auth.repository.j
 import { tokenInvalid, type TokenService } from './tokens.js'
 
 /**
- * Who a bearer token acts for (DECISIONS.md §3). Order: a token at all (else INVALID_CREDENTIALS
+ * Who a bearer token acts for (docs/api-reference.md "Authentication"). Order: a token at all (else INVALID_CREDENTIALS
  * "Not authenticated"), a valid one (else TOKEN_INVALID / TOKEN_EXPIRED), a user that still exists
  * with the credential the token was issued for still live (else TOKEN_INVALID), and not disabled
  * (else USER_DISABLED). The user and credential are read on every request, so disabling and

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 
 /**
- * Issued credential formats (DECISIONS.md §3): client key `pak_` + 24 base62 characters, secret
+ * Issued credential formats (docs/api-reference.md "Authentication"): client key `pak_` + 24 base62 characters, secret
  * `pas_` + 43 base62 characters (43 × log2(62) ≈ 256 bits). Secrets are stored only as a digest.
  */
 

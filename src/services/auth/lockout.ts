@@ -1,7 +1,7 @@
 import type { CounterStore } from '../../storage/counters/counter-store.js'
 
 /**
- * Login lockout (DECISIONS.md §3, §10). Failed logins are counted per client key and per IP in a
+ * Login lockout (docs/api-reference.md "Authentication"). Failed logins are counted per client key and per IP in a
  * window of LOGIN_LOCKOUT_SECONDS that starts at the first failure. The failure that reaches the
  * limit sets a lock lasting LOGIN_LOCKOUT_SECONDS from that failure; while it lives, every login
  * for that key (or from that IP) is refused, even a correct one. State lives in the counter store,

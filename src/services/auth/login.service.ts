@@ -7,7 +7,7 @@ import type { LoginLockout } from './lockout.js'
 import type { TokenService } from './tokens.js'
 
 /**
- * POST /auth/login (DECISIONS.md §3), in the order the contract implies (the body's shape, 422, is
+ * POST /auth/login (docs/api-reference.md "Authentication"), in the order the contract implies (the body's shape, 422, is
  * the route's schema): the key formats (401 "Malformed …", not counted as failures), the lockout (TOO_MANY_ATTEMPTS,
  * even for a correct pair), the pair itself (counted when wrong), and finally a disabled user (403).
  */
@@ -50,7 +50,7 @@ function invalidCredentials (detail: string, extraHeaders: Record<string, string
 
 export async function login (deps: LoginDeps, pair: KeyPair, ip: string): Promise<IssuedToken> {
   const { clientKey, secretKey } = pair
-  // Key first: when both are malformed the client-key detail wins (DECISIONS.md §10).
+  // Key first: when both are malformed the client-key detail wins (docs/api-reference.md).
   if (!CLIENT_KEY_PATTERN.test(clientKey)) throw invalidCredentials(LOGIN_DETAILS.malformedClientKey)
   if (!SECRET_KEY_PATTERN.test(secretKey)) throw invalidCredentials(LOGIN_DETAILS.malformedSecretKey)
 

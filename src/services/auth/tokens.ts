@@ -3,7 +3,7 @@ import type { JwtAlgorithm } from '../../config/schema.js'
 import { AppError } from '../../domain/errors.js'
 
 /**
- * Access tokens: JWTs signed with the one configured HMAC algorithm (DECISIONS.md §3). The
+ * Access tokens: JWTs signed with the one configured HMAC algorithm (docs/api-reference.md "Authentication"). The
  * verifier accepts only that algorithm, so `alg: none` and every other algorithm fail as
  * TOKEN_INVALID; TOKEN_EXPIRED is reserved for a token whose signature verified but whose `exp`
  * has passed (fast-jwt checks the signature before the claims).

@@ -81,7 +81,7 @@ export function describeBrand (seed: number, brandId: number): DemoBrand {
  * The brand's accounts: three, on consecutive platforms of the canonical order (so any three
  * brands in a row cover all nine), and every eighth brand (1, 9, 17, …) a fourth one. That
  * fourth account deliberately reuses the numeric id of the brand's first account on another
- * platform: ids are unique per platform only (DECISIONS.md §1), and the demo data shows it.
+ * platform: ids are unique per platform only (docs/api-reference.md "Basics"), and the demo data shows it.
  * Eight brands therefore have exactly 25 accounts.
  */
 export function planAccounts (seed: number, brand: DemoBrand): DemoAccount[] {

@@ -5,7 +5,7 @@ import { generateAccountHistory, type Calendar } from './timeline.js'
 
 /**
  * The deterministic demo data generator: brands 1..N, about three accounts each, `days` of
- * daily rows ending at `until`, and their posts, as import records (DECISIONS.md §9).
+ * daily rows ending at `until`, and their posts, as import records (README.md "Operator CLI").
  * Same options → same records, byte for byte. It streams: one brand's accounts at a time,
  * one account's history at a time, so memory stays flat at any size (see docs/demo-data.md).
  */

@@ -9,7 +9,7 @@ import type { PostRecord } from './records.js'
 /**
  * One demo post: platform-shaped id and permalink, a title and text about the brand's
  * industry, and the metrics the platform has (views, interactions and revenue everywhere;
- * likes, comments, shares, reach and impressions only where SPEC.md's table applies them).
+ * likes, comments, shares, reach and impressions only where the platform-specific field table (src/domain/metrics.ts) applies them).
  */
 
 /** Metrics of one post before the reporting gaps are applied. */

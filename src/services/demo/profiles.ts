@@ -31,7 +31,7 @@ export interface PlatformProfile {
   impressionsPerView: readonly [number, number]
   /** Share of views that are video views (views_video, video_views_3s, video_views_2s). */
   videoShare: readonly [number, number]
-  /** Interactions / engagement denominator (reach or views, DECISIONS.md §6). */
+  /** Interactions / engagement denominator (reach or views, docs/api-reference.md "GET /analytics/"). */
   engagement: readonly [number, number]
   /** How interactions split between likes, comments and shares, where they apply. */
   split: { likes: number, comments: number, shares: number }

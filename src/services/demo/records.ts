@@ -2,7 +2,7 @@ import type { PlatformCode } from '../../domain/platforms.js'
 import type { PlatformMetric } from '../../domain/metrics.js'
 
 /**
- * The import records the demo generator emits: the NDJSON record shapes of DECISIONS.md §9,
+ * The import records the demo generator emits: the NDJSON record shapes of README.md "Operator CLI",
  * field for field. Properties are created in the order shown there (`kind` first), which is
  * the order JSON.stringify writes them.
  */

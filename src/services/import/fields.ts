@@ -18,7 +18,7 @@ export function show (value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text
 }
 
-/** Account and brand ids: positive integers (as the API's query parameters, DECISIONS.md §6). */
+/** Account and brand ids: positive integers (as the API's query parameters, docs/api-reference.md "GET /analytics/"). */
 export function checkId (field: string, value: unknown): Checked<number> {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     return new FieldError(`${field} must be a positive integer (got ${show(value)})`)

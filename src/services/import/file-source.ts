@@ -5,7 +5,7 @@ import type { RawRecord, RecordSource } from './source.js'
 import { FIELDS_OF } from './validate-record.js'
 
 /**
- * Import files as record sources. `*.csv` holds daily rows (DECISIONS.md §9, §10); anything else is
+ * Import files as record sources. `*.csv` holds daily rows (docs/import.md); anything else is
  * NDJSON. Both are streamed line by line, so a file of any size is read in constant memory, and
  * `read()` reopens the file each time (the import reads it once to validate, once to write).
  */

@@ -8,7 +8,7 @@ import type { RecordSource } from './source.js'
 import { validateRecord } from './validate-record.js'
 
 /**
- * The import (DECISIONS.md §9, docs/import.md). Pass 1 reads every source and validates every
+ * The import (docs/import.md, docs/import.md). Pass 1 reads every source and validates every
  * record, keeping only the declared brands and accounts (small) and the set of accounts referred
  * to; pass 2 reads the sources again and writes everything in ONE transaction. Memory does not
  * grow with the number of daily rows or posts, and an invalid import writes nothing.

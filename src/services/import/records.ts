@@ -2,7 +2,7 @@ import type { AccountsTable, BrandsTable, DailyMetricsTable, PostsTable } from '
 
 /**
  * Import records once validated: exactly the rows the store keeps (minus `updated_at`, which the
- * writer stamps), tagged with their kind. Shapes of the file format: DECISIONS.md §9, docs/import.md.
+ * writer stamps), tagged with their kind. Shapes of the file format: docs/import.md, docs/import.md.
  */
 
 export const RECORD_KINDS = ['brand', 'account', 'daily', 'post'] as const

@@ -4,7 +4,7 @@ import type { Store } from '../../storage/db.js'
 import { listAccountsOfBrands, listGrantedBrandPage } from '../../storage/repositories/brands.repository.js'
 
 /**
- * GET /me (SPEC.md, DECISIONS.md §5): one page of the brands a user can access, sorted by
+ * GET /me (docs/api-reference.md "GET /me"): one page of the brands a user can access, sorted by
  * brand_id, each with its nine account lists sorted by account_id. Two bounded queries per page:
  * the page of granted brands (limit + 1 rows, to know whether another page exists) and the
  * accounts of those brands. Access comes from the current grants, as everywhere.

@@ -7,7 +7,7 @@ import { centsToAmount, microsToCents, roundedRatio } from '../../domain/roundin
 import type { PostPageRow } from '../../storage/queries/posts-page.query.js'
 
 /**
- * One stored post version → the post record of DECISIONS.md §7, with exactly its fields: the
+ * One stored post version → the post record of docs/posts.md, with exactly its fields: the
  * metrics a platform lacks are absent, those it has but the import left out are null.
  */
 

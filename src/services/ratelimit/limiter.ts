@@ -1,7 +1,7 @@
 import type { CounterStore } from '../../storage/counters/counter-store.js'
 
 /**
- * Fixed-window rate limiting over two windows at once, a minute and an hour (DECISIONS.md §4).
+ * Fixed-window rate limiting over two windows at once, a minute and an hour (docs/api-reference.md "Rate limiting").
  * Windows are aligned to the clock (a minute window starts at :00), so every instance sharing a
  * store agrees on them and `x-ratelimit-reset-*` is simply the window's end. Every request counts,
  * refused ones too; a request is refused when any enabled window is over its limit.

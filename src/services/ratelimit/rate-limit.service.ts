@@ -3,7 +3,7 @@ import type { CounterStore } from '../../storage/counters/counter-store.js'
 import { FixedWindowLimiter, type RateLimitOutcome } from './limiter.js'
 
 /**
- * The per-user and per-IP rate limits (DECISIONS.md §4), over the shared counter store.
+ * The per-user and per-IP rate limits (docs/api-reference.md "Rate limiting"), over the shared counter store.
  * `consume` gives undefined when limiting is off (both windows 0): nothing counted, no headers.
  * It rejects when the counter store cannot answer; the caller decides what that means.
  */

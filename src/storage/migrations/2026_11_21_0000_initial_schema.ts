@@ -27,7 +27,7 @@ export async function up (db: AnyDb): Promise<void> {
     .addColumn('storage_avatar', 'text')
     .addColumn('permalink', 'text')
     .addColumn('updated_at', 'timestamptz', (col) => col.notNull())
-    // Account ids are unique per platform only (DECISIONS.md §1).
+    // Account ids are unique per platform only (docs/api-reference.md "Basics").
     .addPrimaryKeyConstraint('accounts_pk', ['platform', 'account_id'])
     .execute()
   // Brand scoping: every analytics read starts from "the accounts of these brands".

@@ -7,7 +7,7 @@ import { PLATFORM_CODES } from '../../domain/platforms.js'
 /** Platforms whose engagement rate divides by reach; the others divide by views. */
 const REACH_PLATFORMS = PLATFORM_CODES.filter((code) => ENGAGEMENT_DENOMINATOR[code] === 'reach')
 
-/** Per row: the engagement denominator that row contributes (DECISIONS.md §6). */
+/** Per row: the engagement denominator that row contributes (docs/api-reference.md "GET /analytics/"). */
 export function engagementDenominatorOfRow (platform: RawBuilder<unknown>, reach: RawBuilder<unknown>, views: RawBuilder<unknown>): RawBuilder<number | null> {
   const codes = sql.join(REACH_PLATFORMS.map((code) => sql.lit(code)))
   return sql<number | null>`case when ${platform} in (${codes}) then ${reach} else ${views} end`

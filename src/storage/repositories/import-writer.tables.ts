@@ -4,7 +4,7 @@ import type { Database } from '../database.js'
 
 /**
  * The four tables an import writes, described once for both bulk writers: columns in write order,
- * and the conflict key (the record's identity, DECISIONS.md §9). `stamped` tables get
+ * and the conflict key (the record's identity, docs/import.md). `stamped` tables get
  * `updated_at` = the import's start time.
  */
 export interface ImportTable {

@@ -11,7 +11,7 @@ import { AggReport, AnalyticsQuery, AnalyticsResponse, DailyReport, MonthlyRepor
 import { BareDetailBody, ErrorBody, protectedErrorResponses } from '../../schemas/errors.schemas.js'
 
 /**
- * GET /analytics/ (and /analytics, the same route: DECISIONS.md §1). After the access hook's
+ * GET /analytics/ (and /analytics, the same route: docs/api-reference.md "Basics"). After the access hook's
  * 401: parameters (422, all at once) → account_id/platform (400) → brands (403) → accounts (404).
  */
 export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -58,7 +58,7 @@ const SERIALIZERS = {
   agg: (reply: FastifyReply) => reply.compileSerializationSchema(AggReport),
 }
 
-/** A report as the wire shows it (DECISIONS.md §6 "Envelopes"). */
+/** A report as the wire shows it (docs/api-reference.md "GET /analytics/" "Envelopes"). */
 function envelopeOf (report: AnalyticsReport, nextCursor: string | undefined): Record<string, unknown> {
   return {
     data: report.entries,

@@ -3,7 +3,7 @@ import { LOGIN_ROUTE } from '../../route-access.js'
 import { LoginBody, TokenResponse } from '../../schemas/auth.schemas.js'
 import { ErrorBody, ValidationErrorBody } from '../../schemas/errors.schemas.js'
 
-/** POST /auth/login (SPEC.md, DECISIONS.md §3): a key pair for a bearer token; limited per IP. */
+/** POST /auth/login (docs/api-reference.md "Authentication"): a key pair for a bearer token; limited per IP. */
 export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/auth/login', {
     schema: {

@@ -7,7 +7,7 @@ import { PARTNER_ROUTE } from '../../route-access.js'
 import { protectedErrorResponses } from '../../schemas/errors.schemas.js'
 import { MeQuery, MeResponse } from '../../schemas/me.schemas.js'
 
-/** GET /me (SPEC.md, DECISIONS.md §5). The cursor is bound to the user, not to `limit`. */
+/** GET /me (docs/api-reference.md "GET /me"). The cursor is bound to the user, not to `limit`. */
 export const getMeRoute: FastifyPluginAsyncTypebox = async (app) => {
   const cursors = new CursorCodec(app.config.jwtSecret, 'me')
 

@@ -11,7 +11,7 @@ import { BareDetailBody, ErrorBody, protectedErrorResponses } from '../../schema
 import { PostsPage, PostsQuery } from '../../schemas/posts.schemas.js'
 
 /**
- * GET /posts (and /posts/, the same route: DECISIONS.md §1): one page of posts across platforms.
+ * GET /posts (and /posts/, the same route: docs/api-reference.md "Basics"): one page of posts across platforms.
  * Checks run in the contract's order: 401 (hook) → 422 → 400 → 403 → 404.
  */
 export const getPostsRoute: FastifyPluginAsyncTypebox = async (app) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { PUBLIC_ROUTE } from '../../route-access.js'
 import { Health } from '../../schemas/health.schemas.js'
 
-/** GET /health (DECISIONS.md §8): no auth, no rate limit, one cheap probe of the store. */
+/** GET /health (docs/api-reference.md "GET /health"): no auth, no rate limit, one cheap probe of the store. */
 export const healthRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', {
     schema: {
