@@ -5,6 +5,7 @@ import { isCalendarDate } from '../domain/dates.js'
 import type { Services } from '../services/index.js'
 import { registerErrorHandling } from './error-handler.js'
 import { registerRequestHooks } from './hooks.js'
+import type { RouteAccess } from './route-access.js'
 import { openApiPlugin } from './plugins/openapi.js'
 import { parseQueryString } from './query/query-string.js'
 import { requestIdFor } from './request-id.js'
@@ -18,10 +19,19 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
 }
 
+/** One method of one served path, with the access its route declares (src/http/route-access.ts). */
+export interface RouteEntry {
+  method: string
+  url: string
+  access: RouteAccess | undefined
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     config: ResolvedConfig
     services: Services
+    /** Every route the app serves, as registered (read by tests and the 405 answer). */
+    routeTable: readonly RouteEntry[]
   }
 }
 
@@ -67,6 +77,12 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
 
   app.decorate('config', config)
   app.decorate('services', options.services)
+  const routeTable: RouteEntry[] = []
+  app.decorate('routeTable', routeTable)
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) routeTable.push({ method, url: route.url, access: route.config?.access })
+  })
   registerRequestHooks(app, options.services)
   registerErrorHandling(app)
   // Before the routes: the OpenAPI document learns each route as it is added (onRoute).

@@ -105,7 +105,7 @@ function describeItem (error: AjvIssue): Description {
     case 'maximum':
       return { msg: `Each item must be an integer between ${String(schema.minimum)} and ${String(schema.maximum)}; got ${item}`, type: 'int_range', ctx: { item } }
     case 'enum':
-      return { msg: `Unknown ${schema.title ?? 'value'} ${JSON.stringify(item)}; ${schema.description ?? 'see the allowed values'}`, type: 'enum', ctx: { item } }
+      return { msg: `Unknown ${schema.title ?? 'value'} ${JSON.stringify(item)}; ${schema.description ?? 'see the allowed values'}`, type: 'enum', ctx: { item, expected: schema.enum ?? [] } }
     default:
       return { msg: error.message ?? 'Invalid item', type: error.keyword, ctx: { item } }
   }

@@ -1,41 +1,35 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
+import { DIALECTS } from '../helpers/stores.js'
 import { generateDataset, insertDataset } from '../helpers/analytics-fixtures.js'
-import { analyticsClient, type AnalyticsClient } from '../helpers/analytics-app.js'
+import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 
 const QUERY = { since: '2026-01-20', until: '2026-02-20', brand_id: '1,2', platform: 'fb,ig' }
 
 for (const dialect of DIALECTS) {
   describe(`GET /analytics/ daily cursors (${dialect})`, () => {
-    let test: TestStore
-    let client: AnalyticsClient
+    let client: PartnerApi
     let cursor: string
     before(async () => {
-      test = await createTestStore(dialect)
-      await insertDataset(test.store.db, generateDataset({ seed: 5, start: '2026-01-20', days: 40 }))
-      client = await analyticsClient(test.store, [1, 2])
-      const first = await client.get(QUERY)
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, generateDataset({ seed: 5, start: '2026-01-20', days: 40 })) }, brandIds: [1, 2] })
+      const first = await client.analytics(QUERY)
       assert.equal(first.body.total, 20)
       cursor = first.body.next_cursor as string
       assert.equal(typeof cursor, 'string')
     })
-    after(async () => {
-      await client.app.close()
-      await test.cleanup()
-    })
+    after(async () => { await client.close() })
 
     it('accepts the cursor with the same query written differently (05/5, FB/facebook, order)', async () => {
-      const same = await client.get({ ...QUERY, brand_id: '02, 1,1', platform: 'Instagram,FB', cursor })
-      const plain = await client.get({ ...QUERY, cursor })
+      const same = await client.analytics({ ...QUERY, brand_id: '02, 1,1', platform: 'Instagram,FB', cursor })
+      const plain = await client.analytics({ ...QUERY, cursor })
       assert.equal(same.status, 200)
       assert.deepEqual(same.body, plain.body)
-      assert.notDeepEqual(plain.body.data[0], (await client.get(QUERY)).body.data[0])
+      assert.notDeepEqual(plain.body.data[0], (await client.analytics(QUERY)).body.data[0])
     })
 
     for (const [name, change] of [['since', { since: '2026-01-21' }], ['until', { until: '2026-02-19' }], ['brand_id', { brand_id: '1' }], ['platform', { platform: 'fb' }], ['split_by_platform', { split_by_platform: 'true' }]] as const) {
       it(`refuses the cursor with another ${name}: 422 on cursor`, async () => {
-        const { status, body } = await client.get({ ...QUERY, ...change, cursor })
+        const { status, body } = await client.analytics({ ...QUERY, ...change, cursor })
         assert.equal(status, 422)
         assert.deepEqual((body.detail as Array<{ loc: string[] }>).map((item) => item.loc), [['query', 'cursor']])
       })
@@ -44,20 +38,20 @@ for (const dialect of DIALECTS) {
     it('refuses an edited or garbage cursor', async () => {
       const flipped = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6)
       for (const bad of [flipped, 'garbage', `${cursor}x`]) {
-        assert.equal((await client.get({ ...QUERY, cursor: bad })).status, 422)
+        assert.equal((await client.analytics({ ...QUERY, cursor: bad })).status, 422)
       }
     })
 
     it('ignores the cursor, even garbage, unless type=daily', async () => {
-      assert.equal((await client.get({ ...QUERY, type: 'agg', cursor: 'garbage' })).status, 200)
-      assert.equal((await client.get({ ...QUERY, type: 'monthly', cursor })).status, 200)
+      assert.equal((await client.analytics({ ...QUERY, type: 'agg', cursor: 'garbage' })).status, 200)
+      assert.equal((await client.analytics({ ...QUERY, type: 'monthly', cursor })).status, 200)
     })
 
     it('the last page has no next_cursor at all', async () => {
-      let page = (await client.get(QUERY)).body
+      let page = (await client.analytics(QUERY)).body
       let pages = 1
       while (typeof page.next_cursor === 'string') {
-        page = (await client.get({ ...QUERY, cursor: page.next_cursor })).body
+        page = (await client.analytics({ ...QUERY, cursor: page.next_cursor })).body
         pages++
       }
       assert.ok(pages >= 3)

@@ -1,8 +1,8 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
+import { DIALECTS } from '../helpers/stores.js'
 import { insertDataset, workedExampleDataset } from '../helpers/analytics-fixtures.js'
-import { analyticsClient, type AnalyticsClient } from '../helpers/analytics-app.js'
+import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 
 /** The worked examples of docs/analytics.md, number for number (user granted brands 1 and 2). */
 
@@ -15,20 +15,14 @@ function pick (entry: Record<string, unknown>, fields: string[]): Record<string,
 
 for (const dialect of DIALECTS) {
   describe(`GET /analytics/ worked examples (${dialect})`, () => {
-    let test: TestStore
-    let client: AnalyticsClient
+    let client: PartnerApi
     before(async () => {
-      test = await createTestStore(dialect)
-      await insertDataset(test.store.db, workedExampleDataset())
-      client = await analyticsClient(test.store, [1, 2])
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, workedExampleDataset()) }, brandIds: [1, 2] })
     })
-    after(async () => {
-      await client.app.close()
-      await test.cleanup()
-    })
+    after(async () => { await client.close() })
 
     it('daily: one entry per date and brand, newest first, summed across platforms', async () => {
-      const { status, body } = await client.get({ ...PERIOD })
+      const { status, body } = await client.analytics({ ...PERIOD })
       assert.equal(status, 200)
       assert.deepEqual(body.data.map((entry) => [entry.date, entry.brand_id]), [
         ['2026-04-02', 1], ['2026-04-02', 2], ['2026-04-01', 1], ['2026-04-01', 2], ['2026-03-31', 1], ['2026-03-30', 1], ['2026-03-30', 2],
@@ -66,14 +60,14 @@ for (const dialect of DIALECTS) {
     })
 
     it('answers the same on /analytics without the slash', async () => {
-      const withSlash = await client.get({ ...PERIOD, type: 'agg' })
-      const without = await client.get({ ...PERIOD, type: 'agg' }, '/analytics')
+      const withSlash = await client.analytics({ ...PERIOD, type: 'agg' })
+      const without = await client.analytics({ ...PERIOD, type: 'agg' }, '/analytics')
       assert.equal(without.status, 200)
       assert.deepEqual(without.body, withSlash.body)
     })
 
     it('monthly: one entry per month; followers at the end of each month window; posts_per_day over days in the period', async () => {
-      const { status, body } = await client.get({ ...PERIOD, type: 'monthly', brand_id: '1' })
+      const { status, body } = await client.analytics({ ...PERIOD, type: 'monthly', brand_id: '1' })
       assert.equal(status, 200)
       assert.deepEqual(body.data.map((entry) => pick(entry, ['month', 'brand_id', 'revenue', 'views', 'followers', 'posts_count', 'posts_per_day', 'interactions', 'engagement_rate'])), [
         { month: '2026-04', brand_id: 1, revenue: 2, views: 2600, followers: 5840, posts_count: 5, posts_per_day: 2.5, interactions: 105, engagement_rate: 0.072414 },
@@ -84,7 +78,7 @@ for (const dialect of DIALECTS) {
     })
 
     it('agg: per brand with its name, revenue null when never reported, and aggregates', async () => {
-      const { status, body } = await client.get({ ...PERIOD, type: 'agg' })
+      const { status, body } = await client.analytics({ ...PERIOD, type: 'agg' })
       assert.equal(status, 200)
       assert.deepEqual(body.data.map((entry) => pick(entry, ['brand_id', 'name', 'revenue', 'views', 'followers', 'new_followers', 'posts_count', 'posts_per_day', 'interactions', 'engagement_rate', 'interaction_rate'])), [
         { brand_id: 1, name: 'Acme', revenue: 4.24, views: 5300, followers: 5840, new_followers: 33, posts_count: 9, posts_per_day: 2.25, interactions: 210, engagement_rate: 0.059155, interaction_rate: 0.059155 },
@@ -98,14 +92,14 @@ for (const dialect of DIALECTS) {
     })
 
     it('agg with no entries: zero aggregates and null revenue', async () => {
-      const { body } = await client.get({ since: '2020-01-01', until: '2020-01-31', type: 'agg' })
+      const { body } = await client.analytics({ since: '2020-01-01', until: '2020-01-31', type: 'agg' })
       assert.deepEqual([body.data, body.total], [[], 0])
       const zero = { views: 0, revenue: null, interactions: 0, posts_count: 0, new_followers: 0, followers: 0, posts_per_day: 0 }
       assert.deepEqual(body.aggregates, { total: zero, average: zero })
     })
 
     it('agg by account: account metadata, platform, and only that platform\'s fields', async () => {
-      const { status, body } = await client.get({ ...PERIOD, type: 'agg', account_id: '10', platform: 'Facebook' })
+      const { status, body } = await client.analytics({ ...PERIOD, type: 'agg', account_id: '10', platform: 'Facebook' })
       assert.equal(status, 200)
       assert.deepEqual(body.data, [{
         platform: 'fb',
@@ -137,11 +131,11 @@ for (const dialect of DIALECTS) {
     })
 
     it('daily by account: account_id and account_name instead of brand_id; the same id on another platform is another account', async () => {
-      const fb = await client.get({ ...PERIOD, account_id: '010', platform: 'fb' })
+      const fb = await client.analytics({ ...PERIOD, account_id: '010', platform: 'fb' })
       assert.deepEqual(fb.body.data.map((entry) => [entry.date, entry.platform, entry.account_id, entry.account_name, 'brand_id' in entry]), [
         ['2026-04-02', 'fb', 10, 'Acme FR', false], ['2026-04-01', 'fb', 10, 'Acme FR', false], ['2026-03-31', 'fb', 10, 'Acme FR', false], ['2026-03-30', 'fb', 10, 'Acme FR', false],
       ])
-      const ig = await client.get({ ...PERIOD, account_id: '10', platform: 'instagram' })
+      const ig = await client.analytics({ ...PERIOD, account_id: '10', platform: 'instagram' })
       assert.deepEqual(ig.body.data.map((entry) => [entry.date, entry.account_name, entry.views]), [['2026-04-01', 'Globex IG', 300]])
       assert.deepEqual(ig.body.brand_ids, [2])
       assert.deepEqual(Object.keys(ig.body.data[0] ?? {}).filter((key) => ALL_PLATFORM_FIELDS.includes(key) || key === 'ad_reach'),
@@ -149,7 +143,7 @@ for (const dialect of DIALECTS) {
     })
 
     it('with platform: one entry per requested platform, in canonical order, each carrying platform', async () => {
-      const { body } = await client.get({ ...PERIOD, type: 'agg', platform: 'TK,fb,ig,fb' })
+      const { body } = await client.analytics({ ...PERIOD, type: 'agg', platform: 'TK,fb,ig,fb' })
       assert.deepEqual(body.platforms, ['fb', 'ig', 'tk'])
       assert.deepEqual(body.data.map((entry) => [entry.brand_id, entry.platform, entry.views]), [[1, 'fb', 4200], [1, 'ig', 1100], [2, 'ig', 300], [2, 'tk', 4500]])
       const tk = body.data[3] as Record<string, unknown>
@@ -159,17 +153,17 @@ for (const dialect of DIALECTS) {
     })
 
     it('split_by_platform: grouped by date and platform only, summed across brands, no brand_id', async () => {
-      const { body } = await client.get({ ...PERIOD, split_by_platform: 'YES', type: 'agg' })
+      const { body } = await client.analytics({ ...PERIOD, split_by_platform: 'YES', type: 'agg' })
       assert.deepEqual(body.data.map((entry) => [entry.platform, entry.views, entry.followers, 'brand_id' in entry, 'account_id' in entry]), [
         ['fb', 4200, 5030, false, false], ['ig', 1400, 1110, false, false], ['tk', 4500, 7000, false, false],
       ])
       assert.equal(body.platforms, 'all')
-      const daily = await client.get({ ...PERIOD, split_by_platform: 'on', platform: 'ig' })
+      const daily = await client.analytics({ ...PERIOD, split_by_platform: 'on', platform: 'ig' })
       assert.deepEqual(daily.body.data.map((entry) => [entry.date, entry.platform, entry.views]), [['2026-04-02', 'ig', 600], ['2026-04-01', 'ig', 300], ['2026-03-31', 'ig', 500]])
     })
 
     it('a day with no data rows gives no entry (no zero-filling)', async () => {
-      const { body } = await client.get({ since: '2026-03-31', until: '2026-03-31', brand_id: '2' })
+      const { body } = await client.analytics({ since: '2026-03-31', until: '2026-03-31', brand_id: '2' })
       assert.deepEqual([body.data, body.total, body.brand_id], [[], 0, 2])
     })
   })

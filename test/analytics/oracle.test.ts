@@ -1,9 +1,9 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
+import { DIALECTS } from '../helpers/stores.js'
 import { generateDataset, insertDataset, type AnalyticsDataset } from '../helpers/analytics-fixtures.js'
-import { analyticsClient, type AnalyticsClient } from '../helpers/analytics-app.js'
+import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { oracle, type OracleQuery } from './oracle.js'
 
 /**
@@ -103,14 +103,14 @@ const generated: fc.Arbitrary<Generated> = fc.record({
 })
 
 /** The whole answer: a daily query is followed through every page, checking page sizes on the way. */
-async function fetchAll (client: AnalyticsClient, query: Record<string, string>) {
-  const first = await client.get(query)
+async function fetchAll (client: PartnerApi, query: Record<string, string>) {
+  const first = await client.analytics(query)
   if (first.status !== 200 || query.type !== 'daily') return first
   const data = [...first.body.data]
   let page = first.body
   while (typeof page.next_cursor === 'string') {
     assert.equal(page.data.length, 20, 'a page before the last holds 20 entries')
-    const next = await client.get({ ...query, cursor: page.next_cursor })
+    const next = await client.analytics({ ...query, cursor: page.next_cursor })
     assert.equal(next.status, 200)
     page = next.body
     assert.ok(page.data.length <= 20)
@@ -122,17 +122,11 @@ async function fetchAll (client: AnalyticsClient, query: Record<string, string>)
 
 for (const dialect of DIALECTS) {
   describe(`GET /analytics/ against the oracle (${dialect})`, () => {
-    let test: TestStore
-    let client: AnalyticsClient
+    let client: PartnerApi
     before(async () => {
-      test = await createTestStore(dialect)
-      await insertDataset(test.store.db, DATASET)
-      client = await analyticsClient(test.store, ACCESSIBLE)
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, DATASET) }, brandIds: ACCESSIBLE })
     })
-    after(async () => {
-      await client.app.close()
-      await test.cleanup()
-    })
+    after(async () => { await client.close() })
 
     it(`matches the oracle on ${RUNS} generated queries`, async () => {
       const seen = { ok: 0, withEntries: 0, multiPage: 0, errors: 0 }
@@ -167,29 +161,22 @@ for (const dialect of DIALECTS) {
 }
 
 describe('SQLite and PostgreSQL give identical answers on the same data', () => {
-  const stores: TestStore[] = []
-  const clients: AnalyticsClient[] = []
+  const clients: PartnerApi[] = []
   before(async () => {
-    for (const dialect of DIALECTS) {
-      const test = await createTestStore(dialect)
-      await insertDataset(test.store.db, DATASET)
-      stores.push(test)
-      clients.push(await analyticsClient(test.store, ACCESSIBLE))
-    }
+    for (const dialect of DIALECTS) clients.push(await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, DATASET) }, brandIds: ACCESSIBLE }))
   })
   after(async () => {
-    for (const client of clients) await client.app.close()
-    for (const test of stores) await test.cleanup()
+    for (const client of clients) await client.close()
   })
 
   it('on 60 generated queries, every page and cursor included', async () => {
-    const [sqlite, postgres] = clients as [AnalyticsClient, AnalyticsClient]
+    const [sqlite, postgres] = clients as [PartnerApi, PartnerApi]
     for (const { query } of fc.sample(generated, { numRuns: 60, seed: 7 })) {
       let cursor: string | undefined
       do {
         const paged = cursor === undefined ? query : { ...query, cursor }
-        const a = await sqlite.get(paged)
-        const b = await postgres.get(paged)
+        const a = await sqlite.analytics(paged)
+        const b = await postgres.analytics(paged)
         assert.equal(a.status, b.status, JSON.stringify(paged))
         if (a.status === 200) assert.deepEqual(a.body, b.body, JSON.stringify(paged))
         cursor = a.body.next_cursor as string | undefined

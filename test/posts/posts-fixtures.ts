@@ -5,8 +5,8 @@ import type { RecordSource } from '../../src/services/import/source.js'
 import type { Database, NewPostRow } from '../../src/storage/database.js'
 import { accountRow, brandRow } from '../helpers/analytics-fixtures.js'
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'
-import { buildTestApp } from '../helpers/app.js'
-import { createTestStore, type TestStore } from '../helpers/stores.js'
+import { openPartnerApi } from '../helpers/partner-api.js'
+import type { TestStore } from '../helpers/stores.js'
 import type { Dialect } from '../../src/storage/db.js'
 
 /** An in-memory import source: the records, one per line, through the real import service. */
@@ -127,15 +127,20 @@ export interface PostsWorld {
 }
 
 /**
- * What every /posts suite starts from: a fresh store holding the posts world (plus `posts`),
- * the app on it, and a client logged in as a partner of brands 1 and 2.
+ * What every /posts suite starts from (the shared openPartnerApi): a fresh store holding the
+ * posts world (plus `posts`), the app on it, and a client logged in as a partner of brands 1 and 2.
  */
 export async function openPostsWorld (dialect: Dialect, posts: NewPostRow[] = []): Promise<PostsWorld> {
-  const test = await createTestStore(dialect)
-  await insertPostsWorld(test.store.db)
-  if (posts.length > 0) await insertPosts(test.store.db, posts)
-  const app = await buildTestApp(test.store)
-  return { test, app, client: await postsClient(app, test) }
+  const api = await openPartnerApi(dialect, {
+    seed: async (test) => {
+      await insertPostsWorld(test.store.db)
+      if (posts.length > 0) await insertPosts(test.store.db, posts)
+    },
+    brandIds: [1, 2],
+    // The /posts suites count nothing per minute: keep the production limits on, as before.
+    env: { RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_PER_HOUR: '20000' },
+  })
+  return { test: api.test, app: api.app, client: { get: async (query = {}, path = '/posts') => await api.posts(query, path) } }
 }
 
 export async function closePostsWorld (world: PostsWorld): Promise<void> {

@@ -1,6 +1,6 @@
-import { Type, type Static, type TProperties } from '@sinclair/typebox'
+import { Type, type Static, type TInteger, type TOptional } from '@sinclair/typebox'
 import { REPORT_TYPES } from '../../domain/analytics.js'
-import { PLATFORM_METRICS, PLATFORM_METRIC_NAMES } from '../../domain/metrics.js'
+import { PLATFORM_METRICS, PLATFORM_METRIC_NAMES, type PlatformMetric } from '../../domain/metrics.js'
 import { MAX_PERIOD_DAYS } from '../../domain/period.js'
 import { component } from './components.js'
 import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, StringEnum } from './params.schemas.js'
@@ -26,12 +26,9 @@ export type AnalyticsQuery = Static<typeof AnalyticsQuery>
 const count = (description: string) => Type.Integer({ description })
 const optionalCount = (description: string) => Type.Optional(count(description))
 
-/** The metric fields every entry carries, in the contract's order. */
-function coreMetrics (report: 'daily' | 'monthly' | 'agg'): TProperties {
+/** The metric fields every entry carries, in the contract's order (revenue: see `revenueOf`). */
+function coreMetrics (report: 'daily' | 'monthly' | 'agg') {
   return {
-    revenue: report === 'agg'
-      ? Type.Union([Type.Number(), Type.Null()], { description: 'Sum of reported revenue, 2 decimals; null when nothing was reported' })
-      : Type.Number({ description: 'Sum of reported revenue, 2 decimals; 0 when nothing was reported' }),
     views: count('Sum of views'),
     followers: count(report === 'daily'
       ? 'Sum of the day\'s followers'
@@ -45,11 +42,15 @@ function coreMetrics (report: 'daily' | 'monthly' | 'agg'): TProperties {
   }
 }
 
-/** Platform-specific fields: present when they apply to a platform in the entry's scope. */
-function platformMetrics (report: 'daily' | 'monthly' | 'agg'): TProperties {
+/** Daily and monthly revenue is 0 when nothing was reported; agg's is null. */
+const reportedRevenue = Type.Number({ description: 'Sum of reported revenue, 2 decimals; 0 when nothing was reported' })
+const aggRevenue = Type.Union([Type.Number(), Type.Null()], { description: 'Sum of reported revenue, 2 decimals; null when nothing was reported' })
+
+/** Platform-specific fields: present when they apply to a platform in the entry's scope (ad_reach: daily only). */
+function platformMetrics (report: 'daily' | 'monthly' | 'agg') {
   return Object.fromEntries(PLATFORM_METRIC_NAMES
     .filter((metric) => metric !== 'ad_reach' || report === 'daily')
-    .map((metric) => [metric, optionalCount(`Platforms: ${PLATFORM_METRICS[metric].join(', ')}`)]))
+    .map((metric) => [metric, optionalCount(`Platforms: ${PLATFORM_METRICS[metric].join(', ')}`)])) as Record<PlatformMetric, TOptional<TInteger>>
 }
 
 const platformField = Type.Optional(Type.String({ description: 'Platform code, when platform was given or split_by_platform=true' }))
@@ -63,6 +64,7 @@ export const DailyEntry = component('DailyEntry', Type.Object({
   brand_id: brandField,
   account_id: accountField,
   account_name: accountNameField,
+  revenue: reportedRevenue,
   ...coreMetrics('daily'),
   ...platformMetrics('daily'),
 }))
@@ -73,6 +75,7 @@ export const MonthlyEntry = component('MonthlyEntry', Type.Object({
   brand_id: brandField,
   account_id: accountField,
   account_name: accountNameField,
+  revenue: reportedRevenue,
   ...coreMetrics('monthly'),
   ...platformMetrics('monthly'),
 }))
@@ -87,6 +90,7 @@ export const AggEntry = component('AggEntry', Type.Object({
   network_id: nullableText('Grouped by account: platform-specific identifier'),
   storage_avatar: nullableText('Grouped by account: avatar URL'),
   permalink: nullableText('Grouped by account: profile URL'),
+  revenue: aggRevenue,
   ...coreMetrics('agg'),
   ...platformMetrics('agg'),
 }))

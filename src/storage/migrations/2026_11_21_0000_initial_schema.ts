@@ -1,11 +1,21 @@
 import type { Kysely } from 'kysely'
-import { DAILY_COUNT_METRICS } from '../../domain/metrics.js'
 
 /**
  * The initial schema, one file for SQLite and PostgreSQL. Type names are chosen so both read them
  * right: `bigint` is INTEGER affinity in SQLite and int8 in PostgreSQL; `date` and `timestamptz`
  * are native in PostgreSQL and hold ISO-8601 text in SQLite (which compares correctly as text).
  */
+
+/**
+ * The metric columns of daily_metrics as they were when this migration was written. A migration
+ * must never change once applied, so it does not read the catalogue (src/domain/metrics.ts): a new
+ * metric is a new migration.
+ */
+const DAILY_COUNT_METRICS = [
+  'views', 'followers', 'new_followers', 'posts_count', 'interactions', 'video_views_3s', 'video_views_2s',
+  'views_video', 'reach', 'impressions', 'ad_reach', 'likes', 'shares', 'comments', 'views_organic',
+  'views_paid', 'link_clicks',
+] as const
 
 // Kysely's schema builder is typed for the current database; migrations must not depend on it.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
