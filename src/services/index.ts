@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/schema.js'
 import type { CounterStore } from '../storage/counters/counter-store.js'
 import type { Store } from '../storage/db.js'
 import { createAccessService, type AccessService } from './access/access.service.js'
+import type { Clock } from './access-cache.js'
 import { createAnalyticsService, type AnalyticsService } from './analytics/analytics.service.js'
 import { createAuthService, type AuthService } from './auth/auth.service.js'
 import { createHealthService, type HealthService } from './health.service.js'
@@ -22,6 +23,8 @@ export interface ServiceDeps {
   store: Store
   /** Rate-limit and lockout state: in process, or Redis when REDIS_URL is set. */
   counters: CounterStore
+  /** The clock of the access caches (tests advance their own); performance.now by default. */
+  clock?: Clock
 }
 
 export interface Services {
@@ -39,8 +42,8 @@ export interface Services {
 export function createServices (deps: ServiceDeps): Services {
   const { config, store, counters } = deps
   return {
-    auth: createAuthService({ config, store, counters }),
-    access: createAccessService({ store }),
+    auth: createAuthService({ config, store, counters, clock: deps.clock }),
+    access: createAccessService({ store, clock: deps.clock }),
     rateLimits: createRateLimitService({ config, counters }),
     partners: createPartnersService({ store }),
     analytics: createAnalyticsService({ store }),

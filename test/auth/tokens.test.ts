@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { createSigner } from 'fast-jwt'
-import { buildTestApp, TEST_JWT_SECRET } from '../helpers/app.js'
+import { buildTestApp, testClock, TEST_JWT_SECRET } from '../helpers/app.js'
+import { ACCESS_CACHE_TTL_MS } from '../../src/services/access-cache.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
@@ -20,6 +21,7 @@ function b64 (value: unknown): string {
 for (const dialect of DIALECTS) {
   describe(`authentication hook (${dialect})`, () => {
     let test: TestStore
+    const clock = testClock()
     let app: FastifyInstance
     let partner: TestPartner
     let token: string
@@ -27,7 +29,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       test = await createTestStore(dialect)
       await insertBrandsWithAccounts(test.store.db, brandRange(1, 2))
-      app = await buildTestApp(test.store)
+      app = await buildTestApp(test.store, {}, { clock })
       partner = await createPartner(test.store, { brandIds: [1], name: 'Acme Partner' })
       token = await loginToken(app, partner)
     })
@@ -124,19 +126,35 @@ for (const dialect of DIALECTS) {
       }
     })
 
-    it('stops an issued token at once when its user is disabled, and lets it work again when enabled', async () => {
+    it('stops an issued token within the access cache bound (2 s) when its user is disabled, and lets it work again when enabled', async () => {
       const other = await createPartner(test.store, { brandIds: [2] })
       const otherToken = await loginToken(app, other)
+      assert.equal((await me(bearer(otherToken))).statusCode, 200)
       await setUserDisabled(test.store.db, other.userId, true)
+      clock.advance(ACCESS_CACHE_TTL_MS + 1)
       assertRefused(await me(bearer(otherToken)), 403, 'USER_DISABLED', 'User account is disabled')
       await setUserDisabled(test.store.db, other.userId, false)
+      clock.advance(ACCESS_CACHE_TTL_MS + 1)
       assert.equal((await me(bearer(otherToken))).statusCode, 200)
     })
 
-    it('stops tokens issued before a credential rotation at once; tokens of the new pair work', async () => {
+    it('serves what it read for at most the bound: a token used just before its user is disabled still works until then', async () => {
+      const other = await createPartner(test.store, { brandIds: [2] })
+      const otherToken = await loginToken(app, other)
+      assert.equal((await me(bearer(otherToken))).statusCode, 200)
+      await setUserDisabled(test.store.db, other.userId, true)
+      clock.advance(ACCESS_CACHE_TTL_MS - 1)
+      assert.equal((await me(bearer(otherToken))).statusCode, 200)
+      clock.advance(2)
+      assertRefused(await me(bearer(otherToken)), 403, 'USER_DISABLED', 'User account is disabled')
+    })
+
+    it('stops tokens issued before a credential rotation within the bound; tokens of the new pair work', async () => {
       const other = await createPartner(test.store, { brandIds: [2] })
       const before = await loginToken(app, other)
+      assert.equal((await me(bearer(before))).statusCode, 200)
       const rotated = await rotateCredentials(test.store.db, other.userId)
+      clock.advance(ACCESS_CACHE_TTL_MS + 1)
       assertRefused(await me(bearer(before)), 401, 'TOKEN_INVALID', 'Could not validate credentials', INVALID_TOKEN_CHALLENGE)
       const after = await loginToken(app, { clientKey: rotated.api_client_key, secretKey: rotated.api_secret_key })
       assert.equal((await me(bearer(after))).statusCode, 200)

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../../src/config/load.js'
 import type { ResolvedConfig } from '../../src/config/schema.js'
 import { buildApp } from '../../src/http/app.js'
+import type { Clock } from '../../src/services/access-cache.js'
 import { createServices } from '../../src/services/index.js'
 import { createCounterStore } from '../../src/storage/counters/index.js'
 import type { Store } from '../../src/storage/db.js'
@@ -17,17 +18,28 @@ export function testConfig (env: Record<string, string> = {}): ResolvedConfig {
  * The production app on a test store, wired exactly as `serve` wires it, logging nothing; its
  * counter store (memory, or Redis when env has REDIS_URL) closes with it. Call `app.close()`.
  */
-export async function buildTestApp (store: Store, env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const app = await buildUnreadyTestApp(store, env)
+export async function buildTestApp (store: Store, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const app = await buildUnreadyTestApp(store, env, options)
   await app.ready()
   return app
 }
 
+export interface TestAppOptions {
+  /** The clock of the access caches (see testClock). */
+  clock?: Clock
+}
+
 /** The same, not yet ready, so a test can add routes of its own first. */
-export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}): Promise<FastifyInstance> {
+export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<FastifyInstance> {
   const config = testConfig(env)
   const counters = createCounterStore(config)
-  const app = await buildApp(config, { services: createServices({ config, store, counters }), logger: false })
+  const app = await buildApp(config, { services: createServices({ config, store, counters, clock: options.clock }), logger: false })
   app.addHook('onClose', async () => { await counters.close() })
   return app
+}
+
+/** A clock that stands still until a test moves it: what a test of "within N seconds" needs. */
+export function testClock (): Clock & { advance: (ms: number) => void } {
+  let now = 1_000_000
+  return { now: () => now, advance: (ms) => { now += ms } }
 }

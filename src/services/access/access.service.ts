@@ -7,13 +7,14 @@ import type { Database } from '../../storage/database.js'
 import type { Store } from '../../storage/db.js'
 import { findAccountsOnPlatform } from '../../storage/repositories/account-lookup.repository.js'
 import { listGrantedBrandIds } from '../../storage/repositories/users.repository.js'
+import { createAccessCache, type Clock } from '../access-cache.js'
 
 /**
  * Turns the brand_id / account_id / platform parameters into the data a request may read
  * (docs/api-reference.md "GET /analytics/", its scope rules), deciding 400 → 403 → 404 in that order.
  * Shared by /analytics/ and /posts; parameters are validated (422) before this runs. Access is
- * always the user's current grants, never the token's, so a grant or revocation applies at the
- * next request (docs/api-reference.md "Authentication").
+ * the user's current grants, never the token's, read at most every ACCESS_CACHE_TTL_MS, so a grant
+ * or revocation applies within that bound (docs/api-reference.md "Authentication").
  */
 
 export const ACCOUNT_NEEDS_ONE_PLATFORM_DETAIL = 'account_id requires exactly one platform to be specified'
@@ -23,10 +24,11 @@ export interface AccessService {
   resolveScope: (principal: Principal, request: ScopeRequest) => Promise<Scope>
 }
 
-export function createAccessService (deps: { store: Store }): AccessService {
+export function createAccessService (deps: { store: Store, clock?: Clock }): AccessService {
   const { db } = deps.store
+  const grantsOf = createAccessCache(async (userId) => await listGrantedBrandIds(db, userId), deps.clock)
   return {
-    resolveScope: async (principal, request) => await resolveScope(db, await listGrantedBrandIds(db, principal.userId), request),
+    resolveScope: async (principal, request) => await resolveScope(db, await grantsOf(principal.userId), request),
   }
 }
 

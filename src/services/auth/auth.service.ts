@@ -2,7 +2,8 @@ import type { ResolvedConfig } from '../../config/schema.js'
 import type { Principal } from '../../domain/principal.js'
 import type { CounterStore } from '../../storage/counters/counter-store.js'
 import type { Store } from '../../storage/db.js'
-import { authenticateToken } from './authenticate.service.js'
+import { createAccessCache, type Clock } from '../access-cache.js'
+import { authenticateToken, readStanding } from './authenticate.service.js'
 import { LoginLockout } from './lockout.js'
 import { login, type IssuedToken, type KeyPair } from './login.service.js'
 import { createTokenService } from './tokens.js'
@@ -14,13 +15,18 @@ export interface AuthService {
   authenticate: (token: string | undefined) => Promise<Principal>
 }
 
-export function createAuthService (deps: { config: ResolvedConfig, store: Store, counters: CounterStore }): AuthService {
+export function createAuthService (deps: { config: ResolvedConfig, store: Store, counters: CounterStore, clock?: Clock }): AuthService {
   const { config, store, counters } = deps
   const tokens = createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds })
   const lockout = new LoginLockout(counters, config.login)
   const loginDeps = { db: store.db, tokens, lockout, tokenTtlSeconds: config.tokenTtlSeconds }
+  // Keyed by user and credential; a NUL cannot occur in either (ids and keys are issued by us).
+  const standing = createAccessCache(async (key) => {
+    const [userId = '', clientKey = ''] = key.split('\u0000')
+    return await readStanding(store.db, userId, clientKey)
+  }, deps.clock)
   return {
     login: async (pair, ip) => await login(loginDeps, pair, ip),
-    authenticate: async (token) => await authenticateToken(store.db, tokens, token),
+    authenticate: async (token) => await authenticateToken(tokens, token, async (userId, clientKey) => await standing(`${userId}\u0000${clientKey}`)),
   }
 }
