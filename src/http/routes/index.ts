@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { loginRoute } from './auth/login.js'
+import { dashboardRoutes } from './dashboard/index.js'
 import { docsRoutes } from './docs/index.js'
 import { partnerRoutes } from './partner-routes.js'
 import { healthRoute } from './system/health.js'
@@ -11,6 +12,7 @@ import { healthRoute } from './system/health.js'
 export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(healthRoute)
   await app.register(docsRoutes)
+  await app.register(dashboardRoutes)
   await app.register(loginRoute)
   await app.register(partnerRoutes)
 }
