@@ -3,7 +3,7 @@ import neostandard from 'neostandard'
 export default [
   ...neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**', 'data/**', 'packages/*/dist/**'] }),
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',

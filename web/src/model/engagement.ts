@@ -1,0 +1,32 @@
+import { REACH_PLATFORMS, isPlatform } from './platforms.js'
+
+/**
+ * The engagement rate of several platforms together. The API's aggregates carry no engagement
+ * rate, and a rate cannot be averaged; but the API's own formula (DECISIONS.md §6:
+ * interactions ÷ (reach on fb, ig, sc, li + views elsewhere), 6 decimals, half-up, 0 when the
+ * denominator is 0) can be applied to the per-platform sums of an agg split by platform. For one
+ * platform, or one brand over all platforms, this is exactly the API's number.
+ */
+
+interface PlatformEntry { platform?: unknown, interactions?: unknown, reach?: unknown, views?: unknown }
+
+const count = (value: unknown): number => typeof value === 'number' && Number.isFinite(value) ? value : 0
+
+/** numerator / denominator rounded half-up to 6 decimals with integer arithmetic, as the API does. */
+export function roundedRatio6 (numerator: number, denominator: number): number {
+  if (denominator === 0) return 0
+  const scaled = (BigInt(numerator) * 2_000_000n + BigInt(denominator)) / (2n * BigInt(denominator))
+  return Number(scaled) / 1_000_000
+}
+
+export function combinedEngagementRate (entries: readonly PlatformEntry[]): number {
+  let interactions = 0
+  let denominator = 0
+  for (const entry of entries) {
+    const platform = String(entry.platform)
+    if (!isPlatform(platform)) continue
+    interactions += count(entry.interactions)
+    denominator += REACH_PLATFORMS.includes(platform) ? count(entry.reach) : count(entry.views)
+  }
+  return roundedRatio6(interactions, denominator)
+}
