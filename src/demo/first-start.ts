@@ -98,5 +98,6 @@ function printDemoAccess (io: CliIo, config: Config, credentials: DemoCredential
   say(io, `  curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '${body}'`)
   say(io, 'Then use the access_token it returns:')
   say(io, `  curl -s ${base}/me -H 'Authorization: Bearer ACCESS_TOKEN'`)
+  say(io, `Or open the dashboard and sign in with the key pair above: ${base}/dashboard/`)
   say(io, '')
 }

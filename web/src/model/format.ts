@@ -1,11 +1,12 @@
 /**
  * How numbers are written on screen. Always en-US grouping (1,234,567) whatever the browser's
  * language, so a figure reads the same in a shared screenshot and in the tests. Nothing is
- * rounded beyond what the API already rounded: counts are integers, money has 2 decimals, and an
+ * rounded beyond what the API already rounded: counts are integers, averages and money have 2 decimals, and an
  * engagement rate (a ratio with 6 decimals, 0.034512) is shown as a percentage with 4 (3.4512 %).
  */
 
 const INTEGER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
+const UP_TO_TWO_DECIMALS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })
 const TWO_DECIMALS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
 /** What is shown where the API gives no value (null, or a field the platform does not have). */
@@ -13,6 +14,11 @@ export const NO_VALUE = '—'
 
 export function formatInteger (value: unknown): string {
   return typeof value === 'number' && Number.isFinite(value) ? INTEGER.format(value) : NO_VALUE
+}
+
+/** Averages: the API rounds them to 2 decimals, and so they are shown (779,968.5). */
+export function formatUpTo2 (value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value) ? UP_TO_TWO_DECIMALS.format(value) : NO_VALUE
 }
 
 export function formatDecimal2 (value: unknown): string {

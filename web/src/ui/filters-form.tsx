@@ -4,6 +4,9 @@ import { periodOf, type Filters } from '../model/filters.js'
 import { PRESET_LABELS, PRESETS, type Preset } from '../model/period.js'
 import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../model/platforms.js'
 
+/** The layout's breakpoint (styles.css): filters beside the content from here up. */
+const WIDE = '(min-width: 60em)'
+
 /**
  * The filters, applied together with one button (not on every tick, so a half-chosen set of
  * brands does not start a walk of every daily page). Nothing ticked means "all": every
@@ -14,7 +17,15 @@ export function FiltersForm ({ filters, brands, today, onApply }: { filters: Fil
   const [dateError, setDateError] = useState('')
   // A new URL (Back, a tab link) resets what is being edited.
   useEffect(() => { setDraft(filters); setDateError('') }, [filters])
-  const [open] = useState(() => window.matchMedia('(min-width: 60em)').matches)
+  // Open beside the figures on a wide screen, folded above them on a narrow one; crossing the
+  // breakpoint (a rotated tablet, a resized window) folds or unfolds it again.
+  const [open, setOpen] = useState(() => window.matchMedia(WIDE).matches)
+  useEffect(() => {
+    const query = window.matchMedia(WIDE)
+    const onChange = () => setOpen(query.matches)
+    query.addEventListener('change', onChange)
+    return () => query.removeEventListener('change', onChange)
+  }, [])
 
   const known = new Set(brands.map((brand) => brand.brand_id))
   // Brands named by a shared link but not in /me stay listed, so they can be unticked.
@@ -38,7 +49,7 @@ export function FiltersForm ({ filters, brands, today, onApply }: { filters: Fil
   const summary = `${filters.brands.length === 0 ? 'all brands' : `${filters.brands.length} brand${filters.brands.length === 1 ? '' : 's'}`}, ${filters.platforms.length === 0 ? 'all platforms' : filters.platforms.map((code) => PLATFORM_NAMES[code]).join(', ')}`
 
   return (
-    <details class='filters' open={open}>
+    <details class='filters' open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Filters <span class='filters-summary'>({summary})</span></summary>
       <form onSubmit={submit} aria-label='Filters'>
         <fieldset>

@@ -60,7 +60,7 @@ export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
               ? `All ${state.value.data.length} matching posts.`
               : `The top ${state.value.data.length}; more posts match.`}
           </p>
-          <div class='table-scroll' tabIndex={0} role='region' aria-label='Top posts'>
+          <div class='table-scroll' tabIndex={0} role='region' aria-label='Posts table'>
             <table class='data' data-posts-table>
               <caption>Posts published {period.since} – {period.until}, by {ORDER_LABELS[filters.orderBy].toLowerCase()}, highest first</caption>
               <thead>

@@ -1,4 +1,4 @@
-import { formatDecimal2, formatInteger, formatRatioAsPercent } from '../../model/format.js'
+import { formatDecimal2, formatInteger, formatRatioAsPercent, formatUpTo2 } from '../../model/format.js'
 import { platformName } from '../../model/platforms.js'
 import { analyticsExportArgs, tableQuery } from '../../model/queries.js'
 import { DownloadCsv } from '../download-csv.js'
@@ -68,7 +68,7 @@ export function TableView ({ period, scope, revision }: ViewProps) {
                     <th scope='row' colSpan={Math.max(1, labelColumns)}>{kind === 'total' ? 'Total' : 'Average'}</th>
                     {COLUMNS.map((column) => column.field === 'engagement_rate'
                       ? <td key={column.field} class='no-value' title='not in the API aggregates'>—<span class='visually-hidden'> (not in the API aggregates)</span></td>
-                      : <MetricCell key={column.field} row={aggregates[kind] ?? {}} field={column.field} format={column.format} />)}
+                      : <MetricCell key={column.field} row={aggregates[kind] ?? {}} field={column.field} format={kind === 'average' && column.format === formatInteger ? formatUpTo2 : column.format} />)}
                   </tr>
                 ))}
               </tfoot>
