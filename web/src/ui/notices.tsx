@@ -28,10 +28,12 @@ export function Empty ({ period, what }: { period: Period, what: string }) {
   )
 }
 
-export function ProblemNotice ({ problem, onRetry }: { problem: Problem, onRetry?: () => void }) {
+/** `level`: the heading level that fits where the notice stands (2 on the sign-in page, 3 inside a panel). */
+export function ProblemNotice ({ problem, onRetry, level = 3 }: { problem: Problem, onRetry?: () => void, level?: 2 | 3 }) {
+  const Heading = level === 2 ? 'h2' : 'h3'
   return (
     <div class={`state state-problem problem-${problem.kind}`} role='alert' data-state={problem.kind}>
-      <h3>{problem.title}</h3>
+      <Heading>{problem.title}</Heading>
       <p class='problem-detail'>{problem.detail}</p>
       {(problem.status !== undefined || problem.requestId !== undefined) && (
         <p class='problem-meta'>

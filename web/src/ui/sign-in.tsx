@@ -41,7 +41,7 @@ export function SignIn ({ notice, waits, onSignedIn }: { notice: SignInNotice | 
     <main id='main' class='signin' tabIndex={-1}>
       <h1 ref={heading} tabIndex={-1}>Partner Analytics</h1>
       {notice?.kind === 'signed-out' && <p class='state state-signed-out' role='status' data-state='signed-out'>You are signed out. The key pair and token were forgotten.</p>}
-      {notice?.kind === 'ended' && <ProblemNotice problem={notice.problem} />}
+      {notice?.kind === 'ended' && <ProblemNotice problem={notice.problem} level={2} />}
       <RateLimitBanner waits={waits} />
       <p>
         Sign in with the API key pair your partner representative gave you to see your brands' figures.
@@ -55,7 +55,7 @@ export function SignIn ({ notice, waits, onSignedIn }: { notice: SignInNotice | 
         <p id='signin-help' class='hint'>The dashboard uses the public API with your own token and limits, like any client.</p>
         <button type='submit' disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
-      {problem !== null && <ProblemNotice problem={problem.kind === 'session' ? { ...problem, title: 'Sign-in refused' } : problem} />}
+      {problem !== null && <ProblemNotice problem={problem.kind === 'session' ? { ...problem, title: 'Sign-in refused' } : problem} level={2} />}
     </main>
   )
 }

@@ -16,8 +16,11 @@ export type LoadState<T> =
  */
 export function useLoad<T> (key: string, load: Load<T>): LoadState<T> {
   const { session, endSession } = useSession()
-  const [state, setState] = useState<LoadState<T>>({ status: 'loading' })
+  // The state remembers its key: the first render after the key changes (before the effect runs)
+  // shows "loading", never the previous query's figures under the new filters.
+  const [keyed, setKeyed] = useState<{ key: string, state: LoadState<T> }>({ key, state: { status: 'loading' } })
   useEffect(() => {
+    const setState = (next: LoadState<T>) => setKeyed({ key, state: next })
     let cancelled = false
     let watch: Watch<T> | undefined
     const start = () => {
@@ -44,5 +47,5 @@ export function useLoad<T> (key: string, load: Load<T>): LoadState<T> {
     }
     // `load` is a new closure on every render; `key` names everything it depends on.
   }, [key, session])
-  return state
+  return keyed.key === key ? keyed.state : { status: 'loading' }
 }
