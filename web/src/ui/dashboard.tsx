@@ -91,7 +91,7 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
             </ul>
           </nav>
           <p class='period-line' data-period>
-            <strong>{period.since} – {period.until}</strong> ({isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days), compared with{' '}
+            <strong>{period.since} – {period.until}</strong> ({Number.isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days), compared with{' '}
             {props.previous.since} – {props.previous.until}
           </p>
           {props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}

@@ -49,7 +49,7 @@ export async function dashboardRoutes (app: FastifyInstance, options: { assetsDi
     // A checkout that skipped the build: say how to fix it rather than answer a bare 404.
     app.get('/dashboard/*', { schema: { hide: true } }, async (_request, reply) => {
       reply.code(503).type('text/plain; charset=utf-8')
-      return 'The dashboard is not built: run `npm run build` (npm start does it), then reload.\n'
+      return 'The dashboard is not built: run `npm run build` (npm start does it), then restart the service.\n'
     })
     return
   }

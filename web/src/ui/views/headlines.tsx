@@ -30,7 +30,7 @@ function total (response: AnalyticsResponse, field: 'views' | 'interactions' | '
 export const HEADLINES: Headline[] = [
   { key: 'views', label: 'Views', value: (r) => total(r, 'views'), format: formatInteger },
   { key: 'interactions', label: 'Interactions', value: (r) => total(r, 'interactions'), format: formatInteger },
-  { key: 'engagement_rate', label: 'Engagement rate', value: (r) => combinedEngagementRate(r.data as never), format: formatRatioAsPercent, hint: 'interactions ÷ reach or views, as a percentage' },
+  { key: 'engagement_rate', label: 'Engagement rate', value: (r) => combinedEngagementRate(r.data as Array<Record<string, unknown>>), format: formatRatioAsPercent, hint: 'interactions ÷ reach or views, as a percentage' },
   { key: 'followers', label: 'Followers', value: (r) => total(r, 'followers'), format: formatInteger, hint: 'at the end of the period' },
   { key: 'new_followers', label: 'New followers', value: (r) => total(r, 'new_followers'), format: formatInteger },
   { key: 'posts_count', label: 'Posts', value: (r) => total(r, 'posts_count'), format: formatInteger },
