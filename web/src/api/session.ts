@@ -31,21 +31,34 @@ export interface Session {
   profile: Profile
   /** Results by query, for this session only; cleared by Refresh and dropped at sign-out. */
   cache: QueryCache
+  /** Sign-out or an ended session: the client sends nothing more (a retry waiting out a 429, a walk under way). */
+  end: () => void
 }
 
-export function createClient (clientKey: string, secretKey: string, waits: Signal<RateLimitWait | null>): PartnerAnalyticsClient {
+/** Thrown into whatever the client still had under way when the session ended; never shown. */
+export class SessionEndedError extends Error {
+  constructor () {
+    super('The session has ended')
+    this.name = 'SessionEndedError'
+  }
+}
+
+function createClient (clientKey: string, secretKey: string, waits: Signal<RateLimitWait | null>, isEnded: () => boolean): PartnerAnalyticsClient {
   return new PartnerAnalyticsClient({
     baseUrl: window.location.origin,
     clientKey,
     secretKey,
     // A wrapper, not `fetch` itself: the client calls it as a method, and the browser's fetch
-    // throws "Illegal invocation" unless called on window. Any answer but a 429 ends a wait.
+    // throws "Illegal invocation" unless called on window. Any answer but a 429 ends a wait (a
+    // new TOO_MANY_ATTEMPTS sets one again through onRetry, which runs after this).
     fetch: async (input, init) => {
+      if (isEnded()) throw new SessionEndedError()
       const response = await window.fetch(input, init)
       if (response.status !== 429) waits.set(null)
       return response
     },
     onRetry: ({ delayMs, error }) => {
+      if (isEnded()) return
       waits.set({
         errorCode: error.errorCode,
         retryAfterSeconds: 'retryAfterSeconds' in error ? error.retryAfterSeconds as number | undefined : undefined,
@@ -58,7 +71,8 @@ export function createClient (clientKey: string, secretKey: string, waits: Signa
 
 /** Logs in, then reads the profile and every page of brands. Throws the client's typed errors. */
 export async function signIn (clientKey: string, secretKey: string, waits: Signal<RateLimitWait | null>): Promise<Session> {
-  const client = createClient(clientKey, secretKey, waits)
+  let ended = false
+  const client = createClient(clientKey, secretKey, waits, () => ended)
   await client.login()
   const brands: Brand[] = []
   let name = ''
@@ -69,5 +83,5 @@ export async function signIn (clientKey: string, secretKey: string, waits: Signa
     brands.push(...page.brands)
     cursor = page.next_cursor ?? undefined
   } while (cursor !== undefined)
-  return { client, profile: { name, brands }, cache: new QueryCache() }
+  return { client, profile: { name, brands }, cache: new QueryCache(), end: () => { ended = true } }
 }

@@ -12,16 +12,14 @@ export function App () {
   const [session, setSession] = useState<Session | null>(null)
   const [notice, setNotice] = useState<SignInNotice | null>(null)
 
-  const endSession = useCallback((problem: Problem) => {
+  const leave = useCallback((next: SignInNotice) => {
+    session?.end()
     waits.set(null)
     setSession(null)
-    setNotice({ kind: 'ended', problem })
-  }, [waits])
-  const signOut = useCallback(() => {
-    waits.set(null)
-    setSession(null)
-    setNotice({ kind: 'signed-out' })
-  }, [waits])
+    setNotice(next)
+  }, [session, waits])
+  const endSession = useCallback((problem: Problem) => leave({ kind: 'ended', problem }), [leave])
+  const signOut = useCallback(() => leave({ kind: 'signed-out' }), [leave])
   const signedIn = useCallback((next: Session) => {
     setNotice(null)
     setSession(next)
