@@ -18,7 +18,7 @@ const LAYERS = {
 export default [
   ...neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**', 'data/**', 'packages/*/dist/**', 'test-artifacts/**'] }),
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',

@@ -21,6 +21,7 @@ export function printDemoAccess (io: CliIo, baseUrl: string, access: DemoAccess)
   say(io, `  curl -s -X POST ${baseUrl}/auth/login -H 'Content-Type: application/json' -d '${body}'`)
   say(io, 'Then use the access_token it returns:')
   say(io, `  curl -s ${baseUrl}/me -H 'Authorization: Bearer ACCESS_TOKEN'`)
+  say(io, `Or open the dashboard and sign in with the key pair above: ${baseUrl}/dashboard/`)
   say(io, '')
 }
 

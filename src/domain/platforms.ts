@@ -19,6 +19,19 @@ export const PLATFORM_NAMES: Record<PlatformCode, string> = {
   pi: 'pinterest',
 }
 
+/** How people write each platform's name (documents, the dashboard). */
+export const PLATFORM_DISPLAY_NAMES: Record<PlatformCode, string> = {
+  fb: 'Facebook',
+  ig: 'Instagram',
+  tk: 'TikTok',
+  yt: 'YouTube',
+  li: 'LinkedIn',
+  th: 'Threads',
+  sc: 'Snapchat',
+  da: 'Dailymotion',
+  pi: 'Pinterest',
+}
+
 /** Lower-case alias → code; both the code and the full name are accepted (docs/api-reference.md platform table). */
 const ALIASES = new Map<string, PlatformCode>(
   PLATFORM_CODES.flatMap((code) => [[code, code], [PLATFORM_NAMES[code], code]] as const),

@@ -72,6 +72,7 @@ describe('serve on the embedded default database', () => {
       const secret = /api_secret_key: (pas_\w{43})/.exec(stderr)?.[1]
       assert.ok(key !== undefined && secret !== undefined, stderr)
       assert.ok(stderr.includes(`curl -s -X POST http://127.0.0.1:${port}/auth/login -H 'Content-Type: application/json' -d '{"api_client_key":"${key}","api_secret_key":"${secret}"}'`))
+      assert.ok(stderr.includes(`Or open the dashboard and sign in with the key pair above: http://127.0.0.1:${port}/dashboard/`))
       assert.equal(statSync(join(cwd, 'data', 'partner-analytics.sqlite')).isFile(), true)
       assert.equal(statSync(join(cwd, 'data', 'demo-credentials.json')).mode & 0o777, 0o600)
 

@@ -22,8 +22,8 @@ const CONTRACT_STATUSES: Record<string, number[]> = {
   'GET /posts': [200, 400, 401, 403, 404, 422, 429, 500],
 }
 
-/** Routes the document leaves out on purpose: itself and the reference page's assets. */
-const UNDOCUMENTED = /^\/(openapi\.json|docs)(\/|$)/
+/** Routes the document leaves out on purpose: itself, the reference page's assets, and the dashboard page (with / redirecting to it). */
+const UNDOCUMENTED = /^\/$|^\/(openapi\.json|docs|dashboard)(\/|\*|$)/
 
 /** Every (method, path) Fastify serves, read from its route tree (HEAD twins left out). */
 function routesOf (app: FastifyInstance): string[] {

@@ -1,23 +1,10 @@
-import { PLATFORM_CODES, PLATFORM_NAMES } from '../../domain/platforms.js'
-
-/** Display names for the alias table; the codes and aliases themselves come from the domain table. */
-const DISPLAY_NAMES: Record<string, string> = {
-  facebook: 'Facebook',
-  instagram: 'Instagram',
-  tiktok: 'TikTok',
-  youtube: 'YouTube',
-  linkedin: 'LinkedIn',
-  threads: 'Threads',
-  snapchat: 'Snapchat',
-  dailymotion: 'Dailymotion',
-  pinterest: 'Pinterest',
-}
+import { PLATFORM_CODES, PLATFORM_DISPLAY_NAMES, PLATFORM_NAMES } from '../../domain/platforms.js'
 
 /** The platform table of docs/api-reference.md, generated from src/domain/platforms.ts so it cannot drift. */
 export function platformAliasTable (): string {
   const rows = PLATFORM_CODES.map((code) => {
     const name = PLATFORM_NAMES[code]
-    return `| ${DISPLAY_NAMES[name] ?? name} | \`${code}\` | \`${name}\`, \`${code}\` |`
+    return `| ${PLATFORM_DISPLAY_NAMES[code]} | \`${code}\` | \`${name}\`, \`${code}\` |`
   })
   return ['| Platform | Code | Accepted aliases (case-insensitive) |', '|---|---|---|', ...rows].join('\n')
 }

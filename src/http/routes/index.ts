@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { getAnalyticsRoute } from './analytics/get-analytics.js'
 import { loginRoute } from './auth/login.js'
+import { dashboardRoutes } from './dashboard/index.js'
 import { docsRoutes } from './docs/index.js'
 import { getMeRoute } from './me/get-me.js'
 import { getPostsRoute } from './posts/get-posts.js'
@@ -13,6 +14,7 @@ import { healthRoute } from './system/health.js'
 export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(healthRoute)
   await app.register(docsRoutes)
+  await app.register(dashboardRoutes)
   await app.register(loginRoute)
   await app.register(getMeRoute)
   await app.register(getAnalyticsRoute)

@@ -30,8 +30,19 @@ export async function * formatRows (format: Format, rows: AsyncIterable<Row> | I
   // rows are held until the end so the header is the union of every row's fields, in first-seen order.
   const held: Row[] = []
   for await (const row of rows) held.push(row)
-  const columns = [...new Set(held.flatMap((row) => Object.keys(row)))]
-  if (columns.length === 0) return
-  yield columns.map(csvCell).join(',') + '\r\n'
-  for (const row of held) yield columns.map((column) => csvCell(row[column])).join(',') + '\r\n'
+  const text = toCsv(held)
+  if (text !== '') yield text
+}
+
+/**
+ * The whole CSV file of these rows: RFC 4180, CRLF line ends, a header that is the union of every
+ * row's fields in first-seen order; empty when there are no rows. Also what the dashboard's
+ * download writes (web/), so the two files are the same byte for byte.
+ */
+export function toCsv (rows: readonly Row[]): string {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
+  if (columns.length === 0) return ''
+  let text = columns.map(csvCell).join(',') + '\r\n'
+  for (const row of rows) text += columns.map((column) => csvCell(row[column])).join(',') + '\r\n'
+  return text
 }

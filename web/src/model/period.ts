@@ -1,0 +1,86 @@
+/**
+ * Periods as UTC calendar dates (the API's dates are UTC, docs/api-reference.md "Basics"). Presets end today,
+ * inclusive, because the API has data up to today; the previous period is the same number of
+ * days just before, which is what the headline changes compare against.
+ */
+
+export const PRESETS = ['7d', '28d', '90d', 'month', '12m'] as const
+export type Preset = (typeof PRESETS)[number]
+
+export const PRESET_LABELS: Record<Preset, string> = {
+  '7d': 'Last 7 days',
+  '28d': 'Last 28 days',
+  '90d': 'Last 90 days',
+  month: 'This month',
+  '12m': 'Last 12 months',
+}
+
+export interface Period { since: string, until: string }
+
+const DAY_MS = 86_400_000
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+export function isDateText (value: string): boolean {
+  return DATE.test(value)
+}
+
+export function todayUtc (now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10)
+}
+
+/** `date` moved by `days`; a text that is not a real date is returned as it is (the API will refuse it). */
+export function addDays (date: string, days: number): string {
+  const time = Date.parse(`${date}T00:00:00Z`)
+  return Number.isNaN(time) ? date : new Date(time + days * DAY_MS).toISOString().slice(0, 10)
+}
+
+/** Inclusive number of days from `since` to `until`. */
+export function daysInPeriod (period: Period): number {
+  return Math.round((Date.parse(`${period.until}T00:00:00Z`) - Date.parse(`${period.since}T00:00:00Z`)) / DAY_MS) + 1
+}
+
+/**
+ * The dates of a preset. "Last 12 months" starts on the first day of the month eleven months
+ * back, so that monthly bars are twelve whole calendar months (the current one so far).
+ */
+export function presetPeriod (preset: Preset, today: string): Period {
+  switch (preset) {
+    case '7d': return { since: addDays(today, -6), until: today }
+    case '28d': return { since: addDays(today, -27), until: today }
+    case '90d': return { since: addDays(today, -89), until: today }
+    case 'month': return { since: `${today.slice(0, 7)}-01`, until: today }
+    case '12m': {
+      const [year, month] = [Number(today.slice(0, 4)), Number(today.slice(5, 7))]
+      const start = new Date(Date.UTC(year, month - 1 - 11, 1))
+      return { since: start.toISOString().slice(0, 10), until: today }
+    }
+  }
+}
+
+/** The period of the same length that ends the day before `period` starts. */
+export function previousPeriod (period: Period): Period {
+  const length = daysInPeriod(period)
+  return { since: addDays(period.since, -length), until: addDays(period.since, -1) }
+}
+
+/** Every date of the period, oldest first (the x axis of a daily chart). */
+export function datesOf (period: Period): string[] {
+  const dates: string[] = []
+  for (let date = period.since; date <= period.until && dates.length <= 1100; date = addDays(date, 1)) dates.push(date)
+  return dates
+}
+
+/** Every month (`YYYY-MM`) the period touches, oldest first (the x axis of a monthly chart). */
+export function monthsOf (period: Period): string[] {
+  const months: string[] = []
+  let [year, month] = [Number(period.since.slice(0, 4)), Number(period.since.slice(5, 7))]
+  const last = period.until.slice(0, 7)
+  for (;;) {
+    const text = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`
+    if (text > last || months.length > 40) break
+    months.push(text)
+    month += 1
+    if (month > 12) { month = 1; year += 1 }
+  }
+  return months
+}

@@ -1,0 +1,119 @@
+import type { AnalyticsQuery, PostsQuery } from '../../../packages/client/src/types.js'
+import type { Filters } from './filters.js'
+import type { Period } from './period.js'
+import { accountsField, type Platform } from './platforms.js'
+
+/**
+ * The API queries behind each view, built from the filters, and the `partner-analytics-export`
+ * command that writes the same rows: the dashboard's CSV download and that command's CSV are
+ * the same file for the same query.
+ */
+
+/** What /me tells us about a brand (only the fields used here). */
+export type BrandAccounts = { brand_id: number, brand_name: string } & Partial<Record<`${Platform}_accounts`, Array<{ account_id: number, account_name: string }>>>
+
+/** The grouping shared by the charts and the table: brand, account or platform, and which platforms. */
+export interface Scope {
+  brand_id?: number[]
+  account_id?: number[]
+  platform?: Platform[]
+  split_by_platform?: true
+  /** Set when the filters asked for account rows but cannot have them, and why. */
+  note?: string
+}
+
+/**
+ * Split by platform groups by platform only (across the brands). Account rows need exactly one
+ * platform (the API's rule: account ids are unique per platform only) and list every account of
+ * the chosen brands (all accessible brands when none is chosen) on that platform.
+ */
+export function analyticsScope (filters: Filters, brands: readonly BrandAccounts[]): Scope {
+  const base: Scope = {
+    ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}),
+    ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}),
+  }
+  if (filters.split) {
+    return { ...base, split_by_platform: true, ...(filters.rows === 'account' ? { note: 'Split by platform groups by platform only: account rows are not used.' } : {}) }
+  }
+  if (filters.rows !== 'account') return base
+  const platform = filters.platforms.length === 1 ? filters.platforms[0] : undefined
+  if (platform === undefined) return { ...base, note: 'Account rows need exactly one platform: showing brands.' }
+  const chosen = filters.brands.length > 0 ? brands.filter((brand) => filters.brands.includes(brand.brand_id)) : brands
+  const accountIds = [...new Set(chosen.flatMap((brand) => (brand[accountsField(platform)] ?? []).map((account) => account.account_id)))].sort((a, b) => a - b)
+  if (accountIds.length === 0) return { ...base, note: 'None of the chosen brands has an account on this platform: showing brands.' }
+  return { ...base, account_id: accountIds }
+}
+
+/** The chart query: every daily page, or the monthly breakdown. */
+export function seriesQuery (filters: Filters, scope: Scope, period: Period): AnalyticsQuery {
+  return { type: filters.granularity, ...period, ...scopeParams(scope) }
+}
+
+/** The table query: one agg entry per brand, account or platform, with total and average. */
+export function tableQuery (scope: Scope, period: Period): AnalyticsQuery {
+  return { type: 'agg', ...period, ...scopeParams(scope) }
+}
+
+/**
+ * The headline and per-platform query: agg split by platform over the chosen brands and
+ * platforms. Its aggregates.total gives the headline sums, and its per-platform entries carry
+ * the reach and views the overall engagement rate needs (aggregates do not include one).
+ */
+export function platformQuery (filters: Filters, period: Period): AnalyticsQuery {
+  return {
+    type: 'agg',
+    ...period,
+    ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}),
+    ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}),
+    split_by_platform: true,
+  }
+}
+
+export function postsQuery (filters: Filters, period: Period): PostsQuery {
+  return {
+    ...period,
+    ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}),
+    ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}),
+    ...(filters.postType !== '' ? { post_type: [filters.postType] } : {}),
+    order_by: filters.orderBy,
+    limit: filters.limit,
+  }
+}
+
+function scopeParams (scope: Scope): AnalyticsQuery {
+  return {
+    ...(scope.brand_id !== undefined ? { brand_id: scope.brand_id } : {}),
+    ...(scope.account_id !== undefined ? { account_id: scope.account_id } : {}),
+    ...(scope.platform !== undefined ? { platform: scope.platform } : {}),
+    ...(scope.split_by_platform === true ? { split_by_platform: true } : {}),
+  }
+}
+
+const list = (value: unknown): string => Array.isArray(value) ? value.join(',') : String(value)
+
+/** The export command's arguments for an analytics query (after `partner-analytics-export`). */
+export function analyticsExportArgs (query: AnalyticsQuery): string[] {
+  const args = ['analytics', '--type', query.type ?? 'daily']
+  if (query.since !== undefined) args.push('--since', query.since)
+  if (query.until !== undefined) args.push('--until', query.until)
+  if (query.brand_id !== undefined) args.push('--brand-id', list(query.brand_id))
+  if (query.account_id !== undefined) args.push('--account-id', list(query.account_id))
+  if (query.platform !== undefined) args.push('--platform', list(query.platform))
+  if (query.split_by_platform === true) args.push('--split-by-platform')
+  args.push('--format', 'csv')
+  return args
+}
+
+/** The export command's arguments for a posts query; it walks every page, `limit` is its page size. */
+export function postsExportArgs (query: PostsQuery): string[] {
+  const args = ['posts']
+  if (query.since !== undefined) args.push('--since', query.since)
+  if (query.until !== undefined) args.push('--until', query.until)
+  if (query.brand_id !== undefined) args.push('--brand-id', list(query.brand_id))
+  if (query.platform !== undefined) args.push('--platform', list(query.platform))
+  if (query.post_type !== undefined) args.push('--post-type', list(query.post_type))
+  if (query.order_by !== undefined) args.push('--order-by', query.order_by)
+  if (query.limit !== undefined) args.push('--page-size', String(query.limit))
+  args.push('--format', 'csv')
+  return args
+}

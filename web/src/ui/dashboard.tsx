@@ -1,0 +1,106 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import type { RateLimitWait } from '../api/session.js'
+import type { Signal } from '../api/signal.js'
+import { formatFilters, parseFilters, periodOf, type Filters, type View } from '../model/filters.js'
+import { daysInPeriod, previousPeriod, todayUtc } from '../model/period.js'
+import { analyticsScope } from '../model/queries.js'
+import { FiltersForm } from './filters-form.js'
+import { RateLimitBanner } from './rate-limit-banner.js'
+import { useSession } from './session-context.js'
+import type { ViewProps } from './view-props.js'
+import { OverviewView } from './views/overview.js'
+import { PlatformsView } from './views/platforms.js'
+import { PostsView } from './views/posts.js'
+import { TableView } from './views/table.js'
+
+const VIEW_LABELS: Record<View, string> = {
+  overview: 'Overview',
+  platforms: 'Platforms',
+  table: 'Table',
+  posts: 'Top posts',
+}
+
+/**
+ * The signed-in page: header, filters, the view links and the current view. The filters are the
+ * page's query string (parseFilters/formatFilters): applying them pushes a history entry, so Back
+ * and Forward walk through views, and the address can be bookmarked or shared.
+ */
+export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait | null>, onSignOut: () => void }) {
+  const { session } = useSession()
+  const [filters, setFilters] = useState(() => parseFilters(window.location.search))
+  const [revision, setRevision] = useState(0)
+  const heading = useRef<HTMLHeadingElement>(null)
+
+  useEffect(() => {
+    const onPopState = () => setFilters(parseFilters(window.location.search))
+    window.addEventListener('popstate', onPopState)
+    heading.current?.focus()
+    return () => window.removeEventListener('popstate', onPopState)
+  }, [])
+  useEffect(() => { document.title = `${VIEW_LABELS[filters.view]} · Partner Analytics` }, [filters.view])
+
+  const navigate = (next: Filters) => {
+    const search = formatFilters(next)
+    if (search !== window.location.search) window.history.pushState(null, '', window.location.pathname + search)
+    setFilters(next)
+  }
+  const refresh = () => {
+    session.cache.clear()
+    setRevision((value) => value + 1)
+  }
+
+  const today = todayUtc()
+  const period = periodOf(filters, today)
+  const brandNames = useMemo(() => new Map(session.profile.brands.map((brand) => [brand.brand_id, brand.brand_name])), [session])
+  const props: ViewProps = {
+    filters,
+    period,
+    previous: previousPeriod(period),
+    scope: analyticsScope(filters, session.profile.brands),
+    brandNames,
+    navigate,
+    revision,
+  }
+
+  return (
+    <>
+      <header class='topbar'>
+        <h1 ref={heading} tabIndex={-1}>Partner Analytics</h1>
+        <p class='who'>Signed in as <strong data-user-name>{session.profile.name}</strong></p>
+        <div class='topbar-actions'>
+          <button type='button' onClick={refresh}>Refresh</button>
+          <button type='button' onClick={onSignOut}>Sign out</button>
+        </div>
+      </header>
+      <RateLimitBanner waits={waits} />
+      <div class='layout'>
+        <FiltersForm filters={filters} brands={session.profile.brands} today={today} onApply={navigate} />
+        <main id='main' class='content' tabIndex={-1}>
+          <nav aria-label='Views' class='views-nav'>
+            <ul>
+              {(Object.keys(VIEW_LABELS) as View[]).map((view) => (
+                <li key={view}>
+                  <a
+                    href={window.location.pathname + formatFilters({ ...filters, view })}
+                    aria-current={filters.view === view ? 'page' : undefined}
+                    onClick={(event) => { event.preventDefault(); navigate({ ...filters, view }) }}
+                  >{VIEW_LABELS[view]}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <p class='period-line' data-period>
+            <strong>{period.since} – {period.until}</strong> ({Number.isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days), compared with{' '}
+            {props.previous.since} – {props.previous.until}
+          </p>
+          {props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}
+          {filters.view === 'overview' && <OverviewView {...props} />}
+          {filters.view === 'platforms' && <PlatformsView {...props} />}
+          {filters.view === 'table' && <TableView {...props} />}
+          {filters.view === 'posts' && <PostsView {...props} />}
+        </main>
+      </div>
+    </>
+  )
+}

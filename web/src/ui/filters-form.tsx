@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Brand } from '../../../packages/client/src/types.js'
+import { periodOf, type Filters } from '../model/filters.js'
+import { PRESET_LABELS, PRESETS, type Preset } from '../model/period.js'
+import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../model/platforms.js'
+
+/** The layout's breakpoint (styles.css): filters beside the content from here up. */
+const WIDE = '(min-width: 60em)'
+
+/**
+ * The filters, applied together with one button (not on every tick, so a half-chosen set of
+ * brands does not start a walk of every daily page). Nothing ticked means "all": every
+ * accessible brand, or every platform summed into one figure (no platform parameter).
+ */
+export function FiltersForm ({ filters, brands, today, onApply }: { filters: Filters, brands: Brand[], today: string, onApply: (filters: Filters) => void }) {
+  const [draft, setDraft] = useState(filters)
+  const [dateError, setDateError] = useState('')
+  // A new URL (Back, a tab link) resets what is being edited.
+  useEffect(() => { setDraft(filters); setDateError('') }, [filters])
+  // Open beside the figures on a wide screen, folded above them on a narrow one; crossing the
+  // breakpoint (a rotated tablet, a resized window) folds or unfolds it again.
+  const [open, setOpen] = useState(() => window.matchMedia(WIDE).matches)
+  useEffect(() => {
+    const query = window.matchMedia(WIDE)
+    const onChange = () => setOpen(query.matches)
+    query.addEventListener('change', onChange)
+    return () => query.removeEventListener('change', onChange)
+  }, [])
+
+  const known = new Set(brands.map((brand) => brand.brand_id))
+  // Brands named by a shared link but not in /me stay listed, so they can be unticked.
+  const listed = [...brands.map((brand) => ({ id: brand.brand_id, name: brand.brand_name })), ...draft.brands.filter((id) => !known.has(id)).map((id) => ({ id, name: `Brand ${id} (not one of yours)` }))]
+  const toggle = <T,>(values: T[], value: T, on: boolean): T[] => on ? [...values, value] : values.filter((item) => item !== value)
+  const shown = periodOf(draft, today)
+
+  // Custom starts from the dates shown, so switching to it does not lose them.
+  const choosePeriod = (value: Preset | 'custom') => {
+    setDraft(value === 'custom' ? { ...draft, period: value, since: shown.since, until: shown.until } : { ...draft, period: value })
+  }
+  const submit = (event: Event) => {
+    event.preventDefault()
+    if (draft.period === 'custom' && (draft.since === '' || draft.until === '' || draft.since > draft.until)) {
+      setDateError('Choose a first day on or before the last day.')
+      return
+    }
+    setDateError('')
+    onApply({ ...draft, brands: [...draft.brands].sort((a, b) => a - b), platforms: PLATFORMS.filter((code) => draft.platforms.includes(code)) })
+  }
+  const summary = `${filters.brands.length === 0 ? 'all brands' : `${filters.brands.length} brand${filters.brands.length === 1 ? '' : 's'}`}, ${filters.platforms.length === 0 ? 'all platforms' : filters.platforms.map((code) => PLATFORM_NAMES[code]).join(', ')}`
+
+  return (
+    <details class='filters' open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>Filters <span class='filters-summary'>({summary})</span></summary>
+      <form onSubmit={submit} aria-label='Filters'>
+        <fieldset>
+          <legend>Brands</legend>
+          <p class='hint' id='brands-hint'>None ticked: every brand you can access.</p>
+          <div class='checklist' role='group' aria-describedby='brands-hint'>
+            {listed.map((brand) => (
+              <label key={brand.id} class='check'>
+                <input type='checkbox' name='brand' value={brand.id} checked={draft.brands.includes(brand.id)} onChange={(event) => setDraft({ ...draft, brands: toggle(draft.brands, brand.id, event.currentTarget.checked) })} />
+                {brand.name}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Platforms</legend>
+          <p class='hint' id='platforms-hint'>None ticked: all platforms, summed.</p>
+          <div class='checklist checklist-columns' role='group' aria-describedby='platforms-hint'>
+            {PLATFORMS.map((code: Platform) => (
+              <label key={code} class='check'>
+                <input type='checkbox' name='platform' value={code} checked={draft.platforms.includes(code)} onChange={(event) => setDraft({ ...draft, platforms: toggle(draft.platforms, code, event.currentTarget.checked) })} />
+                {PLATFORM_NAMES[code]}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Period</legend>
+          <label for='period'>Period</label>
+          <select id='period' name='period' value={draft.period} onChange={(event) => choosePeriod(event.currentTarget.value as Preset | 'custom')}>
+            {PRESETS.map((preset) => <option key={preset} value={preset}>{PRESET_LABELS[preset]}</option>)}
+            <option value='custom'>Custom dates</option>
+          </select>
+          <div class='dates'>
+            <label for='since'>From</label>
+            <input id='since' name='since' type='date' value={shown.since} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, since: event.currentTarget.value })} />
+            <label for='until'>To</label>
+            <input id='until' name='until' type='date' value={shown.until} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, until: event.currentTarget.value })} />
+          </div>
+          <p id='date-error' class='field-error' role={dateError === '' ? undefined : 'alert'}>{dateError}</p>
+        </fieldset>
+        <fieldset>
+          <legend>Granularity</legend>
+          {(['daily', 'monthly'] as const).map((value) => (
+            <label key={value} class='check'>
+              <input type='radio' name='granularity' value={value} checked={draft.granularity === value} onChange={() => setDraft({ ...draft, granularity: value })} />
+              {value === 'daily' ? 'Daily' : 'Monthly'}
+            </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>Grouping</legend>
+          <label class='check'>
+            <input type='checkbox' name='split' checked={draft.split} onChange={(event) => setDraft({ ...draft, split: event.currentTarget.checked })} />
+            Split by platform (one line per platform, across the brands)
+          </label>
+          <fieldset class='nested'>
+            <legend>Rows and lines</legend>
+            {(['brand', 'account'] as const).map((value) => (
+              <label key={value} class='check'>
+                <input type='radio' name='rows' value={value} checked={draft.rows === value} onChange={() => setDraft({ ...draft, rows: value })} />
+                {value === 'brand' ? 'By brand' : 'By account (needs exactly one platform)'}
+              </label>
+            ))}
+          </fieldset>
+        </fieldset>
+        <button type='submit' class='primary'>Apply filters</button>
+      </form>
+    </details>
+  )
+}

@@ -1,0 +1,24 @@
+import type { AnalyticsQuery, AggReport, PostsQuery, PostsResponse } from '../../../packages/client/src/types.js'
+import { loadAgg, loadPosts, loadSeriesEntries } from '../api/loaders.js'
+import type { Entry } from '../model/series.js'
+import { useSession } from './session-context.js'
+import { useLoad, type LoadState } from './use-load.js'
+
+/** The views' loads, each keyed by its query (and the Refresh revision) in the session cache. */
+
+const keyOf = (kind: string, query: object, revision: number) => `${kind}:${revision}:${JSON.stringify(query)}`
+
+export function useAgg (query: AnalyticsQuery, revision: number): LoadState<AggReport> {
+  const { session } = useSession()
+  return useLoad(keyOf('agg', query, revision), async () => await loadAgg(session.client, query))
+}
+
+export function useSeries (query: AnalyticsQuery, revision: number): LoadState<Entry[]> {
+  const { session } = useSession()
+  return useLoad(keyOf('series', query, revision), async (report, isAbandoned) => await loadSeriesEntries(session.client, query, report, isAbandoned))
+}
+
+export function usePosts (query: PostsQuery, revision: number): LoadState<PostsResponse> {
+  const { session } = useSession()
+  return useLoad(keyOf('posts', query, revision), async () => await loadPosts(session.client, query))
+}

@@ -1,0 +1,122 @@
+import type { AggReport } from '../../../../packages/client/src/types.js'
+import { COMPARE_METRICS, type CompareMetric } from '../../model/filters.js'
+import { describeChange, formatDecimal2, formatInteger, formatRatioAsPercent, NO_VALUE } from '../../model/format.js'
+import { PLATFORMS, platformName } from '../../model/platforms.js'
+import { analyticsExportArgs, platformQuery } from '../../model/queries.js'
+import { aggregateReportRows } from '../../../../packages/client/src/export/sources.js'
+import { DownloadCsv } from '../download-csv.js'
+import { useAgg } from '../loads.js'
+import { MetricCell } from '../metric-cell.js'
+import { Empty, Loading, ProblemNotice } from '../notices.js'
+import type { ViewProps } from '../view-props.js'
+
+/**
+ * Platforms side by side: bars of one metric for this period and the previous one, from the
+ * same two agg calls split by platform as the headlines, and every figure of this period below.
+ * Plain HTML bars: nine categories read better as labelled rows than as a chart axis, and each
+ * bar's exact number is text next to it.
+ */
+
+const METRIC_LABELS: Record<CompareMetric, string> = {
+  views: 'Views',
+  interactions: 'Interactions',
+  engagement_rate: 'Engagement rate',
+  followers: 'Followers',
+  new_followers: 'New followers',
+  posts_count: 'Posts',
+}
+
+type PlatformEntry = Record<string, unknown> & { platform: string }
+
+const byPlatform = (response: AggReport): Map<string, PlatformEntry> =>
+  new Map((response.data as PlatformEntry[]).map((entry) => [entry.platform, entry]))
+
+export function PlatformsView ({ filters, period, previous, navigate, revision }: ViewProps) {
+  const query = platformQuery(filters, period)
+  const current = useAgg(query, revision)
+  const before = useAgg(platformQuery(filters, previous), revision)
+  const metric = filters.metric
+  const format = metric === 'engagement_rate' ? formatRatioAsPercent : formatInteger
+
+  return (
+    <section class='panel' aria-labelledby='platforms-title'>
+      <div class='panel-head'>
+        <h2 id='platforms-title'>Platforms compared</h2>
+        {current.status === 'done' && <DownloadCsv rows={[...aggregateReportRows(current.value)]} filename={`analytics-agg-by-platform-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
+      </div>
+      <div class='pickers'>
+        <label for='compare-metric'>Metric</label>
+        <select id='compare-metric' value={metric} onChange={(event) => navigate({ ...filters, metric: event.currentTarget.value as CompareMetric })}>
+          {COMPARE_METRICS.map((value) => <option key={value} value={value}>{METRIC_LABELS[value]}</option>)}
+        </select>
+      </div>
+      {current.status === 'loading' && <Loading label='Loading the per-platform totals' />}
+      {current.status === 'error' && <ProblemNotice problem={current.problem} />}
+      {current.status === 'done' && current.value.data.length === 0 && <Empty period={period} what='figures' />}
+      {current.status === 'done' && current.value.data.length > 0 && (() => {
+        const now = byPlatform(current.value)
+        const then = before.status === 'done' ? byPlatform(before.value) : new Map<string, PlatformEntry>()
+        const codes = PLATFORMS.filter((code) => now.has(code) || then.has(code))
+        const valueOf = (entry: PlatformEntry | undefined) => typeof entry?.[metric] === 'number' ? entry[metric] : undefined
+        const max = Math.max(0, ...codes.flatMap((code) => [valueOf(now.get(code)) ?? 0, valueOf(then.get(code)) ?? 0]))
+        const width = (value: number | undefined) => `${max === 0 || value === undefined ? 0 : Math.max(0.5, (value / max) * 100)}%`
+        return (
+          <>
+            <div class='table-scroll' tabIndex={0} role='region' aria-label={`${METRIC_LABELS[metric]} per platform`}>
+              <table class='bars' data-bars={metric}>
+                <caption>{METRIC_LABELS[metric]} per platform: {period.since} – {period.until} against {previous.since} – {previous.until}</caption>
+                <thead>
+                  <tr><th scope='col'>Platform</th><th scope='col'>This period</th><th scope='col'>Previous period</th><th scope='col'>Change</th></tr>
+                </thead>
+                <tbody>
+                  {codes.map((code) => {
+                    const value = valueOf(now.get(code))
+                    const old = valueOf(then.get(code))
+                    return (
+                      <tr key={code} data-platform={code}>
+                        <th scope='row'>{platformName(code)}</th>
+                        <td><span class='bar bar-current' style={{ width: width(value) }} /><span class='bar-value' data-current>{value === undefined ? NO_VALUE : format(value)}</span></td>
+                        <td><span class='bar bar-previous' style={{ width: width(old) }} /><span class='bar-value' data-previous>{before.status === 'loading' ? '…' : old === undefined ? NO_VALUE : format(old)}</span></td>
+                        <td>{value !== undefined && old !== undefined ? describeChange(value, old, format).text : NO_VALUE}</td>
+                      </tr>
+                    )
+                  })}
+                </tbody>
+              </table>
+            </div>
+            {before.status === 'error' && <ProblemNotice problem={before.problem} />}
+            <div class='table-scroll' tabIndex={0} role='region' aria-label='Every figure per platform'>
+              <table class='data' data-agg-table='platforms'>
+                <caption>Every figure per platform, {period.since} – {period.until}</caption>
+                <thead>
+                  <tr>
+                    <th scope='col'>Platform</th><th scope='col'>Views</th><th scope='col'>Interactions</th><th scope='col'>Engagement rate</th>
+                    <th scope='col'>Reach</th><th scope='col'>Followers</th><th scope='col'>New followers</th><th scope='col'>Posts</th><th scope='col'>Revenue</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {codes.filter((code) => now.has(code)).map((code) => {
+                    const entry = now.get(code) as PlatformEntry
+                    return (
+                      <tr key={code} data-platform={code}>
+                        <th scope='row'>{platformName(code)}</th>
+                        <MetricCell row={entry} field='views' format={formatInteger} />
+                        <MetricCell row={entry} field='interactions' format={formatInteger} />
+                        <MetricCell row={entry} field='engagement_rate' format={formatRatioAsPercent} />
+                        <MetricCell row={entry} field='reach' format={formatInteger} />
+                        <MetricCell row={entry} field='followers' format={formatInteger} />
+                        <MetricCell row={entry} field='new_followers' format={formatInteger} />
+                        <MetricCell row={entry} field='posts_count' format={formatInteger} />
+                        <MetricCell row={entry} field='revenue' format={formatDecimal2} />
+                      </tr>
+                    )
+                  })}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )
+      })()}
+    </section>
+  )
+}

@@ -1,0 +1,104 @@
+import { ORDER_BY, POST_LIMITS, type OrderBy } from '../../model/filters.js'
+import { formatDecimal2, formatInteger, formatRatioAsPercent } from '../../model/format.js'
+import { platformName, POST_TYPES, type PostType } from '../../model/platforms.js'
+import { postsExportArgs, postsQuery } from '../../model/queries.js'
+import { DownloadCsv } from '../download-csv.js'
+import { usePosts } from '../loads.js'
+import { MetricCell } from '../metric-cell.js'
+import { Empty, Loading, ProblemNotice } from '../notices.js'
+import type { ViewProps } from '../view-props.js'
+
+/** The period's top posts by the chosen order, one page of GET /posts (limit ≤ 50). */
+
+const ORDER_LABELS: Record<OrderBy, string> = {
+  created_time: 'Newest',
+  views: 'Views',
+  interactions: 'Interactions',
+  engagement_rate: 'Engagement rate',
+  reach: 'Reach',
+  revenue: 'Revenue',
+}
+
+export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
+  const query = postsQuery(filters, period)
+  const state = usePosts(query, revision)
+  return (
+    <section class='panel' aria-labelledby='posts-title'>
+      <div class='panel-head'>
+        <h2 id='posts-title'>Top posts</h2>
+        {state.status === 'done' && (
+          <DownloadCsv
+            rows={state.value.data}
+            filename={`posts-${period.since}-${period.until}.csv`}
+            exportArgs={postsExportArgs(query)}
+            note={state.value.next_cursor === null ? 'The same file as' : 'These rows start the file written by'}
+          />
+        )}
+      </div>
+      <div class='pickers'>
+        <label for='order-by'>Order by</label>
+        <select id='order-by' value={filters.orderBy} onChange={(event) => navigate({ ...filters, orderBy: event.currentTarget.value as OrderBy })}>
+          {ORDER_BY.map((value) => <option key={value} value={value}>{ORDER_LABELS[value]}</option>)}
+        </select>
+        <label for='post-type'>Post type</label>
+        <select id='post-type' value={filters.postType} onChange={(event) => navigate({ ...filters, postType: event.currentTarget.value as PostType | '' })}>
+          <option value=''>All types</option>
+          {POST_TYPES.map((value) => <option key={value} value={value}>{value}</option>)}
+        </select>
+        <label for='post-limit'>Show</label>
+        <select id='post-limit' value={String(filters.limit)} onChange={(event) => navigate({ ...filters, limit: Number(event.currentTarget.value) })}>
+          {POST_LIMITS.map((value) => <option key={value} value={String(value)}>{value} posts</option>)}
+        </select>
+      </div>
+      {state.status === 'loading' && <Loading label='Loading posts' />}
+      {state.status === 'error' && <ProblemNotice problem={state.problem} />}
+      {state.status === 'done' && state.value.data.length === 0 && <Empty period={period} what='posts' />}
+      {state.status === 'done' && state.value.data.length > 0 && (
+        <>
+          <p class='hint' data-posts-count>
+            {state.value.next_cursor === null
+              ? `All ${state.value.data.length} matching posts.`
+              : `The top ${state.value.data.length}; more posts match.`}
+          </p>
+          <div class='table-scroll' tabIndex={0} role='region' aria-label='Posts table'>
+            <table class='data' data-posts-table>
+              <caption>Posts published {period.since} – {period.until}, by {ORDER_LABELS[filters.orderBy].toLowerCase()}, highest first</caption>
+              <thead>
+                <tr>
+                  <th scope='col'>Post</th><th scope='col' class='text'>Published (UTC)</th><th scope='col' class='text'>Platform</th><th scope='col' class='text'>Account</th><th scope='col' class='text'>Type</th>
+                  <th scope='col'>Views</th><th scope='col'>Interactions</th><th scope='col'>Engagement rate</th><th scope='col'>Reach</th><th scope='col'>Revenue</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(state.value.data as Array<Record<string, unknown>>).map((post) => (
+                  <tr key={`${String(post.platform)}:${String(post.id)}`} data-post={String(post.id)}>
+                    <th scope='row' class='post-title'>
+                      {typeof post.permalink === 'string' && post.permalink !== ''
+                        ? <a href={post.permalink} rel='noopener noreferrer' target='_blank'>{postTitle(post)}<span class='visually-hidden'> (opens the post on its platform)</span></a>
+                        : postTitle(post)}
+                    </th>
+                    <td class='text'>{String(post.created_time ?? '').replace('T', ' ').replace(/:00Z$|Z$/, '')}</td>
+                    <td class='text'>{platformName(String(post.platform))}</td>
+                    <td class='text'>{String(post.account_name ?? '')}</td>
+                    <td class='text'>{String(post.post_type ?? '')}</td>
+                    <MetricCell row={post} field='views' format={formatInteger} />
+                    <MetricCell row={post} field='interactions' format={formatInteger} />
+                    <MetricCell row={post} field='engagement_rate' format={formatRatioAsPercent} />
+                    <MetricCell row={post} field='reach' format={formatInteger} />
+                    <MetricCell row={post} field='revenue' format={formatDecimal2} />
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  )
+}
+
+function postTitle (post: Record<string, unknown>): string {
+  const text = typeof post.title === 'string' && post.title.trim() !== '' ? post.title : typeof post.description === 'string' ? post.description : ''
+  const short = text.length > 80 ? `${text.slice(0, 77)}…` : text
+  return short === '' ? `Post ${String(post.id)}` : short
+}
