@@ -84,9 +84,30 @@ for (const dialect of DIALECTS) {
       const missing = files.write('missing.csv', 'platform,date,views\nfb,2026-11-01,1\n')
       const outcome = await importFiles(store, [typo, repeated, missing])
       assert.deepEqual(outcome.errors, [
-        `${typo}:1: unknown column(s) "vews" in the CSV header`,
+        `${typo}:1: unknown column(s) "vews" in the CSV header (a file is NDJSON, one JSON object per line, or CSV of daily rows whose header names fields such as platform,account_id,date,views)`,
         `${repeated}:1: column(s) "views" appear more than once in the CSV header`,
         `${missing}:1: the CSV header lacks the required column(s) account_id`,
+      ])
+    })
+
+    it('reads the format from the content, whatever the file is called', async () => {
+      const { store } = testStore
+      const setup = files.write('setup.ndjson', ndjson({ kind: 'brand', brand_id: 1, brand_name: 'A' }, { kind: 'account', platform: 'fb', account_id: 10, brand_id: 1, account_name: 'A' }))
+      const csvAsText = files.write('daily.txt', '\uFEFFplatform,account_id,date,views\nfb,10,2026-11-01,5\n')
+      const ndjsonAsCsv = files.write('daily.csv', '\n' + ndjson({ kind: 'daily', platform: 'fb', account_id: 10, date: '2026-11-02', views: 6 }))
+      const outcome = await importFiles(store, [setup, csvAsText, ndjsonAsCsv])
+      assert.deepEqual(outcome.errors, [])
+      assert.deepEqual(outcome.summary?.counts, { brand: 1, account: 1, daily: 2, post: 0 })
+      assert.equal((await dailyRow(store, 'fb', 10, '2026-11-01'))?.views, 5)
+      assert.equal((await dailyRow(store, 'fb', 10, '2026-11-02'))?.views, 6)
+    })
+
+    it('says what a file that is neither format should look like', async () => {
+      const { store } = testStore
+      const prose = files.write('notes.txt', 'these are not records\n')
+      const outcome = await importFiles(store, [prose])
+      assert.deepEqual(outcome.errors, [
+        `${prose}:1: unknown column(s) "these are not records" in the CSV header (a file is NDJSON, one JSON object per line, or CSV of daily rows whose header names fields such as platform,account_id,date,views)`,
       ])
     })
 

@@ -8,7 +8,7 @@ import { countRows, emptyStore, FIXTURES, tempFiles, type TempFiles } from './im
 
 const VALID = join(FIXTURES, 'valid.ndjson')
 const INVALID = join(FIXTURES, 'invalid.ndjson')
-const SUMMARY = /^Imported 7 records \(1 brand, 2 account, 2 daily, 2 post\) in \d+\.\d{3} s, \d+ rows\/s$/
+const SUMMARY = /^Imported 7 records \(1 brand, 2 accounts, 2 daily rows, 2 posts\) in \d+\.\d{3} s, \d+ records\/s$/
 
 for (const dialect of DIALECTS) {
   describe(`partner-analytics import (${dialect})`, () => {
@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
     it('--dry-run validates, exits 0 and writes nothing', async () => {
       const run = await cli('import', '--dry-run', VALID)
       assert.equal(run.code, EXIT.OK, run.stderr)
-      assert.match(run.stderr, /^Dry run, nothing written: validated 7 records \(1 brand, 2 account, 2 daily, 2 post\) in /)
+      assert.match(run.stderr, /^Dry run, nothing written: validated 7 records \(1 brand, 2 accounts, 2 daily rows, 2 posts\) in /)
       assert.deepEqual(await countRows(testStore.store), { brands: 0, accounts: 0, daily: 0, posts: 0 })
     })
 

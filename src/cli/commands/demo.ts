@@ -2,9 +2,9 @@ import { InvalidArgumentError, type Command } from 'commander'
 import { isCalendarDate } from '../../domain/dates.js'
 import { DEMO_DEFAULTS, DEMO_LIMITS, resolveDemoOptions } from '../../services/demo/generator.js'
 import { writeDemoNdjson } from '../../services/demo/ndjson.js'
-import type { DemoRecordKind } from '../../services/demo/records.js'
 import { demoSource } from '../../services/demo/source.js'
 import { withServices } from '../context.js'
+import { countOf, describeRecordCounts } from '../counts.js'
 import { printJson, say, type CliIo } from '../io.js'
 
 /** `demo`: deterministic synthetic data, imported into the configured database or written to NDJSON. */
@@ -49,10 +49,6 @@ Examples:
   partner-analytics demo --brands 1000 --days 730 --out /tmp/demo.ndjson
 `
 
-function describeCounts (counts: Record<DemoRecordKind, number>): string {
-  return `${counts.brand} brands, ${counts.account} accounts, ${counts.daily} daily rows, ${counts.post} posts`
-}
-
 function formatBytes (bytes: number): string {
   return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`
 }
@@ -76,7 +72,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
       if (options.out !== undefined) {
         const written = await writeDemoNdjson(demo, options.out)
         const seconds = Math.round(performance.now() - started) / 1000
-        say(io, `Wrote ${written.records} records (${describeCounts(written.counts)}) to ${written.file}: ${formatBytes(written.bytes)} in ${seconds} s (${what}).`)
+        say(io, `Wrote ${countOf(written.records, 'record')} (${describeRecordCounts(written.counts)}) to ${written.file}: ${formatBytes(written.bytes)} in ${seconds} s (${what}).`)
         if (options.json === true) {
           printJson(io, { ...demo, out: written.file, counts: written.counts, records: written.records, bytes: written.bytes, seconds })
         }
@@ -85,12 +81,10 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
 
       const summary = await withServices(io, ({ services }) => services.imports.run([demoSource(demo)], {
         onError: (message) => say(io, message),
-        onProgress: io.stderr.isTTY === true
-          ? (done, pass) => { io.stderr.write(`\r${pass === 'validate' ? 'validated' : 'written'}: ${done} records`) }
-          : undefined,
+        onProgress: io.stderr.isTTY === true ? (done) => { io.stderr.write(`\rimported: ${done} records`) } : undefined,
       }))
       if (io.stderr.isTTY === true) io.stderr.write('\n')
-      say(io, `Imported ${summary.records} records (${describeCounts(summary.counts)}) in ${summary.seconds} s, ${summary.rowsPerSecond} records/s (${what}).`)
+      say(io, `Imported ${countOf(summary.records, 'record')} (${describeRecordCounts(summary.counts)}) in ${summary.seconds} s, ${summary.rowsPerSecond} records/s (${what}).`)
       if (options.json === true) {
         printJson(io, { ...demo, out: null, counts: summary.counts, records: summary.records, seconds: summary.seconds, rows_per_second: summary.rowsPerSecond })
       }

@@ -4,6 +4,7 @@ import { AppError } from '../../domain/errors.js'
 import { fileSource } from '../../services/import/file-source.js'
 import type { ImportSummary } from '../../services/import/import.service.js'
 import { withServices } from '../context.js'
+import { countOf, describeRecordCounts } from '../counts.js'
 import { printJson, say, type CliIo } from '../io.js'
 import { createImportProgress } from './import-progress.js'
 
@@ -54,8 +55,6 @@ function requireReadableFile (file: string): void {
 }
 
 export function summaryLine (summary: ImportSummary): string {
-  const { counts } = summary
-  const kinds = `${counts.brand} brand, ${counts.account} account, ${counts.daily} daily, ${counts.post} post`
   const head = summary.dryRun ? 'Dry run, nothing written: validated' : 'Imported'
-  return `${head} ${summary.records} records (${kinds}) in ${summary.seconds.toFixed(3)} s, ${summary.rowsPerSecond} rows/s`
+  return `${head} ${countOf(summary.records, 'record')} (${describeRecordCounts(summary.counts)}) in ${summary.seconds.toFixed(3)} s, ${summary.rowsPerSecond} records/s`
 }

@@ -1,17 +1,30 @@
-import { createReadStream } from 'node:fs'
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { parse, type CsvError } from 'csv-parse'
 import type { RawRecord, RecordSource } from './source.js'
 import { FIELDS_OF } from './validate-record.js'
 
 /**
- * Import files as record sources. `*.csv` holds daily rows (docs/import.md); anything else is
- * NDJSON. Both are streamed line by line, so a file of any size is read in constant memory, and
- * `read()` reopens the file each time (the import reads it once to validate, once to write).
+ * Import files as record sources, streamed line by line (constant memory at any size). The
+ * content decides the format, not the name: a file whose first record starts with `{` is NDJSON;
+ * anything else is CSV of daily rows (docs/import.md), whose header must then name daily fields.
  */
 export function fileSource (path: string): RecordSource {
-  const csv = path.toLowerCase().endsWith('.csv')
-  return { name: path, read: () => (csv ? readCsv(path) : readNdjson(path)) }
+  return { name: path, read: () => (looksLikeCsv(path) ? readCsv(path) : readNdjson(path)) }
+}
+
+/** Whether the first non-blank character of the file (after a BOM) is something other than `{` or `[`. */
+function looksLikeCsv (path: string): boolean {
+  const head = Buffer.alloc(4096)
+  const fd = openSync(path, 'r')
+  let length: number
+  try {
+    length = readSync(fd, head, 0, head.length, 0)
+  } finally {
+    closeSync(fd)
+  }
+  const first = /[^\s\uFEFF]/.exec(head.subarray(0, length).toString('utf8'))?.[0]
+  return first !== undefined && first !== '{' && first !== '['
 }
 
 async function * readNdjson (path: string): AsyncIterable<RawRecord> {
@@ -41,7 +54,10 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
 /** What is wrong with a CSV header, if anything (one message; the rows cannot be read without it). */
 function headerProblem (columns: string[]): string | undefined {
   const unknown = columns.filter((column) => !FIELDS_OF.daily.has(column))
-  if (unknown.length > 0) return `unknown column(s) ${unknown.map((c) => `"${c}"`).join(', ')} in the CSV header`
+  if (unknown.length > 0) {
+    return `unknown column(s) ${unknown.map((c) => `"${c}"`).join(', ')} in the CSV header ` +
+      '(a file is NDJSON, one JSON object per line, or CSV of daily rows whose header names fields such as platform,account_id,date,views)'
+  }
   const repeated = columns.filter((column, index) => columns.indexOf(column) !== index)
   if (repeated.length > 0) return `column(s) ${repeated.map((c) => `"${c}"`).join(', ')} appear more than once in the CSV header`
   const missing = REQUIRED_CSV_COLUMNS.filter((column) => !columns.includes(column))

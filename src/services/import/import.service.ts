@@ -1,24 +1,28 @@
 import { formatUtcSeconds } from '../../domain/dates.js'
-import { accountKey, type PlatformCode } from '../../domain/platforms.js'
+import { accountKey } from '../../domain/platforms.js'
 import type { Store } from '../../storage/db.js'
-import { findExistingAccountKeys, findExistingBrandIdSet } from '../../storage/repositories/import-lookup.repository.js'
-import { openImportWriter } from '../../storage/repositories/import-writer.js'
-import type { AccountRecord, BrandRecord, RecordKind } from './records.js'
+import { listAccountKeys, listBrandIds } from '../../storage/repositories/import-lookup.repository.js'
+import { openImportWriter, type ImportWriter } from '../../storage/repositories/import-writer.js'
+import type { ImportRecord, RecordKind } from './records.js'
 import type { RecordSource } from './source.js'
-import { validateRecord } from './validate-record.js'
+import { validateRecord, type Declaration, type Reference } from './validate-record.js'
 
 /**
- * The import (docs/import.md, docs/import.md). Pass 1 reads every source and validates every
- * record, keeping only the declared brands and accounts (small) and the set of accounts referred
- * to; pass 2 reads the sources again and writes everything in ONE transaction. Memory does not
- * grow with the number of daily rows or posts, and an invalid import writes nothing.
+ * The import (docs/import.md), in one streaming pass inside one transaction: every record is
+ * validated and, while the import is still clean, written at once; references to accounts and
+ * brands are checked against what the store held at the start and what the import declares
+ * anywhere (a record may come before the account it names). Any error — in a field, in a
+ * reference — is reported with its line, the reading goes on so that every error is listed, and
+ * the transaction is rolled back: an invalid import writes nothing. Memory holds the store's
+ * brand ids and account keys, the keys the import declares, and the line numbers of records whose
+ * account or brand has not been seen yet (none for a file that declares before it uses).
  */
 
 export interface ImportSummary {
   /** Valid records read, by kind (a record repeated with the same key counts each time). */
-  counts: { brand: number, account: number, daily: number, post: number }
+  counts: Record<RecordKind, number>
   records: number
-  /** Wall time of the whole import (both passes), 3 decimals. */
+  /** Wall time of the whole import, 3 decimals. */
   seconds: number
   /** records / seconds, rounded. */
   rowsPerSecond: number
@@ -30,8 +34,8 @@ export interface ImportOptions {
   dryRun?: boolean
   /** Called once per error with `NAME:LINE: message`, as soon as it is found. */
   onError?: (message: string) => void
-  /** Called every few thousand records and at the end of each pass. */
-  onProgress?: (recordsDone: number, pass: 'validate' | 'write') => void
+  /** Called every few thousand records and once at the end with the records read so far. */
+  onProgress?: (recordsDone: number) => void
 }
 
 /** Thrown when any error was found (each one already reported through onError); nothing was written. */
@@ -46,154 +50,146 @@ export class ImportRejectedError extends Error {
 
 const PROGRESS_EVERY = 10_000
 
-/** What pass 1 learned: the brands and accounts to write, and the references to check. */
-interface Declarations {
-  brands: Map<number, BrandRecord>
-  accounts: Map<string, AccountRecord>
-  /** Accounts named by daily rows and posts but not declared by this import. */
-  referencedAccounts: Map<string, { platform: PlatformCode, account_id: number }>
-  /** Brands named by account records. */
-  referencedBrands: Set<number>
-  counts: ImportSummary['counts']
-  records: number
+/** Where a record was read: its source (by index) and line. */
+interface Place { source: number, line: number }
+
+/**
+ * Which brands and accounts exist for this import: those in the store when it started and those
+ * it declares. References not yet satisfied wait here, with their lines, until a declaration
+ * satisfies them or the import ends.
+ */
+class References {
+  private readonly brands: Set<number>
+  private readonly accounts: Set<string>
+  /** Unsatisfied account references: key → lines naming it. */
+  private readonly waitingAccounts = new Map<string, Place[]>()
+  private readonly waitingBrands = new Map<number, Array<Place & { account: string }>>()
+
+  constructor (brands: Iterable<number>, accounts: Iterable<string>) {
+    this.brands = new Set(brands)
+    this.accounts = new Set(accounts)
+  }
+
+  declare (declaration: Declaration): void {
+    if (declaration.kind === 'brand') {
+      this.brands.add(declaration.brand_id)
+      this.waitingBrands.delete(declaration.brand_id)
+    } else {
+      const key = accountKey(declaration.platform, declaration.account_id)
+      this.accounts.add(key)
+      this.waitingAccounts.delete(key)
+    }
+  }
+
+  use (reference: Reference, place: Place, naming: string): void {
+    if (reference.kind === 'brand') {
+      if (this.brands.has(reference.brand_id)) return
+      const waiting = this.waitingBrands.get(reference.brand_id) ?? []
+      waiting.push({ ...place, account: naming })
+      this.waitingBrands.set(reference.brand_id, waiting)
+      return
+    }
+    const key = accountKey(reference.platform, reference.account_id)
+    if (this.accounts.has(key)) return
+    const waiting = this.waitingAccounts.get(key) ?? []
+    waiting.push(place)
+    this.waitingAccounts.set(key, waiting)
+  }
+
+  /** The references nothing satisfied, as errors, in source and line order. */
+  unsatisfied (): Array<Place & { message: string }> {
+    const found: Array<Place & { message: string }> = []
+    for (const [key, places] of this.waitingAccounts) {
+      for (const place of places) found.push({ ...place, message: `unknown account ${key} (not in the database and not declared in this import)` })
+    }
+    for (const [brandId, places] of this.waitingBrands) {
+      for (const place of places) found.push({ ...place, message: `account ${place.account} refers to unknown brand ${brandId} (not in the database and not declared in this import)` })
+    }
+    return found.sort((a, b) => a.source - b.source || a.line - b.line)
+  }
 }
 
-class ErrorSink {
-  count = 0
-  constructor (private readonly onError: (message: string) => void) {}
-  report (source: RecordSource, line: number, message: string): void {
-    this.count += 1
-    this.onError(`${source.name}:${line}: ${message}`)
-  }
+/** The key a valid record declares. */
+function declarationOf (record: ImportRecord): Declaration | undefined {
+  if (record.kind === 'brand') return { kind: 'brand', brand_id: record.brand_id }
+  if (record.kind === 'account') return { kind: 'account', platform: record.platform, account_id: record.account_id }
+  return undefined
+}
+
+/** The reference a valid record makes. */
+function referenceOf (record: ImportRecord): Reference | undefined {
+  if (record.kind === 'account') return { kind: 'brand', brand_id: record.brand_id }
+  if (record.kind === 'daily' || record.kind === 'post') return { kind: 'account', platform: record.platform, account_id: record.account_id }
+  return undefined
+}
+
+function naming (reference: Reference | undefined, raw: unknown): string {
+  const value = raw as { platform?: unknown, account_id?: unknown }
+  return reference?.kind === 'brand' ? `${String(value.platform)}:${String(value.account_id)}` : ''
 }
 
 export async function importSources (store: Store, sources: RecordSource[], options: ImportOptions = {}): Promise<ImportSummary> {
   const started = performance.now()
-  const errors = new ErrorSink(options.onError ?? (() => {}))
   const progress = options.onProgress ?? (() => {})
+  let errorCount = 0
+  const report = (place: Place, message: string): void => {
+    errorCount += 1
+    options.onError?.(`${sources[place.source]?.name ?? '?'}:${place.line}: ${message}`)
+  }
 
-  const declared = await validateSources(sources, errors, progress)
-  const unknown = await findUnknownReferences(store, declared)
-  if (unknown.accounts.size > 0 || unknown.brands.size > 0) await reportUnknownReferences(sources, unknown, errors)
-  if (errors.count > 0) throw new ImportRejectedError(errors.count)
-
-  if (options.dryRun !== true) await writeSources(store, sources, declared, progress)
+  const references = new References(await listBrandIds(store.db), await listAccountKeys(store.db))
+  const writer: ImportWriter | undefined = options.dryRun === true ? undefined : await openImportWriter(store, formatUtcSeconds())
+  const counts: Record<RecordKind, number> = { brand: 0, account: 0, daily: 0, post: 0 }
+  let records = 0
+  let read = 0
+  try {
+    for (const [index, source] of sources.entries()) {
+      for await (const raw of source.read()) {
+        read += 1
+        if (read % PROGRESS_EVERY === 0) progress(read)
+        const place = { source: index, line: raw.line }
+        if ('parseError' in raw) {
+          report(place, raw.parseError)
+          continue
+        }
+        const validation = validateRecord(raw.value)
+        if (validation.errors !== undefined) {
+          for (const message of validation.errors) report(place, message)
+          // Its key and the names it makes still count, so one round of fixes is enough.
+          if (validation.declares !== undefined) references.declare(validation.declares)
+          if (validation.reference !== undefined) references.use(validation.reference, place, naming(validation.reference, raw.value))
+          continue
+        }
+        const record = validation.record
+        counts[record.kind] += 1
+        records += 1
+        const declaration = declarationOf(record)
+        if (declaration !== undefined) references.declare(declaration)
+        const reference = referenceOf(record)
+        if (reference !== undefined) references.use(reference, place, naming(reference, record))
+        // Once anything is wrong nothing will be kept: reading goes on only to list every error.
+        if (writer !== undefined && errorCount === 0) {
+          // The writers return a promise only when a batch is due: no await (and no tick) per row.
+          const pending = writer.add(record)
+          if (pending !== undefined) await pending
+        }
+      }
+    }
+    for (const unsatisfied of references.unsatisfied()) report(unsatisfied, unsatisfied.message)
+    if (errorCount > 0) throw new ImportRejectedError(errorCount)
+    await writer?.commit()
+  } catch (error) {
+    await writer?.rollback()
+    throw error
+  }
+  progress(read)
   const seconds = (performance.now() - started) / 1000
   return {
-    counts: declared.counts,
-    records: declared.records,
+    counts,
+    records,
     seconds: Math.round(seconds * 1000) / 1000,
-    rowsPerSecond: seconds > 0 ? Math.round(declared.records / seconds) : declared.records,
+    rowsPerSecond: seconds > 0 ? Math.round(records / seconds) : records,
     dryRun: options.dryRun === true,
-  }
-}
-
-/** Pass 1: every record of every source, every error reported. */
-async function validateSources (sources: RecordSource[], errors: ErrorSink, progress: NonNullable<ImportOptions['onProgress']>): Promise<Declarations> {
-  const declared: Declarations = {
-    brands: new Map(),
-    accounts: new Map(),
-    referencedAccounts: new Map(),
-    referencedBrands: new Set(),
-    counts: { brand: 0, account: 0, daily: 0, post: 0 },
-    records: 0,
-  }
-  let seen = 0
-  for (const source of sources) {
-    for await (const raw of source.read()) {
-      seen += 1
-      if (seen % PROGRESS_EVERY === 0) progress(seen, 'validate')
-      if ('parseError' in raw) {
-        errors.report(source, raw.line, raw.parseError)
-        continue
-      }
-      const result = validateRecord(raw.value)
-      if (result.errors !== undefined) {
-        for (const message of result.errors) errors.report(source, raw.line, message)
-        continue
-      }
-      const record = result.record
-      declared.counts[record.kind as RecordKind] += 1
-      declared.records += 1
-      if (record.kind === 'brand') {
-        declared.brands.set(record.brand_id, record)
-      } else if (record.kind === 'account') {
-        declared.accounts.set(accountKey(record.platform, record.account_id), record)
-        declared.referencedBrands.add(record.brand_id)
-      } else {
-        const key = accountKey(record.platform, record.account_id)
-        if (!declared.referencedAccounts.has(key)) declared.referencedAccounts.set(key, { platform: record.platform, account_id: record.account_id })
-      }
-    }
-  }
-  progress(seen, 'validate')
-  return declared
-}
-
-interface UnknownReferences {
-  /** accountKey strings. */
-  accounts: Set<string>
-  brands: Set<number>
-}
-
-/** References that neither this import nor the store can satisfy. */
-async function findUnknownReferences (store: Store, declared: Declarations): Promise<UnknownReferences> {
-  const undeclaredAccounts = [...declared.referencedAccounts.entries()]
-    .filter(([key]) => !declared.accounts.has(key)).map(([, account]) => account)
-  const existingAccounts = await findExistingAccountKeys(store.db, undeclaredAccounts)
-  const undeclaredBrands = [...declared.referencedBrands].filter((id) => !declared.brands.has(id))
-  const existingBrands = await findExistingBrandIdSet(store.db, undeclaredBrands)
-  return {
-    accounts: new Set(undeclaredAccounts.map((a) => accountKey(a.platform, a.account_id)).filter((key) => !existingAccounts.has(key))),
-    brands: new Set(undeclaredBrands.filter((id) => !existingBrands.has(id))),
-  }
-}
-
-/**
- * Only when something is unknown: one more read to name every line that refers to it (pass 1
- * could not tell, since an account may be declared after the rows that use it).
- */
-async function reportUnknownReferences (sources: RecordSource[], unknown: UnknownReferences, errors: ErrorSink): Promise<void> {
-  for (const source of sources) {
-    for await (const raw of source.read()) {
-      if ('parseError' in raw) continue
-      const { record } = validateRecord(raw.value)
-      if (record === undefined || record.kind === 'brand') continue
-      if (record.kind === 'account') {
-        if (unknown.brands.has(record.brand_id)) {
-          errors.report(source, raw.line, `account ${record.platform}:${record.account_id} refers to unknown brand ${record.brand_id} (not in the database and not declared in this import)`)
-        }
-      } else if (unknown.accounts.has(accountKey(record.platform, record.account_id))) {
-        errors.report(source, raw.line, `unknown account ${record.platform}:${record.account_id} (not in the database and not declared in this import)`)
-      }
-    }
-  }
-}
-
-/** Pass 2: brands, then accounts (so every reference resolves), then rows as they stream. */
-async function writeSources (store: Store, sources: RecordSource[], declared: Declarations, progress: NonNullable<ImportOptions['onProgress']>): Promise<void> {
-  const writer = await openImportWriter(store, formatUtcSeconds())
-  try {
-    await writer.upsertBrands(declared.brands.values())
-    await writer.upsertAccounts(declared.accounts.values())
-    let done = 0
-    for (const source of sources) {
-      for await (const raw of source.read()) {
-        done += 1
-        if (done % PROGRESS_EVERY === 0) progress(done, 'write')
-        const record = 'parseError' in raw ? undefined : validateRecord(raw.value).record
-        // Pass 1 found this source valid; a different answer now means the file changed under us.
-        if (record === undefined) throw new Error(`${source.name}:${raw.line}: the source changed during the import; nothing was written`)
-        // The writers return a promise only when a batch is due: no await (and no tick) per row.
-        const pending = record.kind === 'daily' ? writer.addDaily(record) : record.kind === 'post' ? writer.addPost(record) : undefined
-        if (pending !== undefined) await pending
-      }
-    }
-    await writer.commit()
-    progress(done, 'write')
-  } catch (error) {
-    await writer.rollback()
-    throw error
   }
 }
 

@@ -13,7 +13,22 @@ import { RECORD_KINDS, type AccountRecord, type BrandRecord, type DailyRecord, t
  * itself is checked here; whether its account and brand exist is the import service's concern.
  */
 
-export type Validation = { record: ImportRecord, errors?: undefined } | { record?: undefined, errors: string[] }
+/** What a record refers to: an account (daily rows, posts) or a brand (accounts), when those fields are valid. */
+export type Reference =
+  | { kind: 'account', platform: PlatformCode, account_id: number }
+  | { kind: 'brand', brand_id: number }
+
+/** What a record declares: its own identity, when those fields are valid. */
+export type Declaration = Reference
+
+export type Validation =
+  | { record: ImportRecord, errors?: undefined }
+  /**
+   * `reference` (what the record names) and `declares` (its own key) are known when those fields
+   * are valid, so references are checked even around records with other errors: one round of
+   * fixes is enough, and a record with a bad field still counts as declaring its key.
+   */
+  | { record?: undefined, errors: string[], reference?: Reference | undefined, declares?: Declaration | undefined }
 
 /** Every field name each kind accepts; anything else is refused so that typos never vanish. */
 export const FIELDS_OF: Record<RecordKind, ReadonlySet<string>> = {
@@ -26,6 +41,8 @@ export const FIELDS_OF: Record<RecordKind, ReadonlySet<string>> = {
 /** Reads fields off one raw object, collecting every problem instead of stopping at the first. */
 class FieldReader {
   readonly errors: string[] = []
+  /** Fields found missing or bad. */
+  readonly failed = new Set<string>()
   constructor (private readonly raw: Record<string, unknown>) {}
 
   has (field: string): boolean {
@@ -36,14 +53,15 @@ class FieldReader {
   required<T> (field: string, check: (field: string, value: unknown) => Checked<T>, fallback: T): T {
     if (!this.has(field)) {
       this.errors.push(`missing required field "${field}"`)
+      this.failed.add(field)
       return fallback
     }
-    return this.keep(check(field, this.raw[field]), fallback)
+    return this.keep(check(field, this.raw[field]), fallback, field)
   }
 
   /** A field that may be left out, which means null (not reported). */
   optional<T> (field: string, check: (field: string, value: unknown) => Checked<T | null>): T | null {
-    return this.has(field) ? this.keep(check(field, this.raw[field]), null) : null
+    return this.has(field) ? this.keep(check(field, this.raw[field]), null, field) : null
   }
 
   platform (): PlatformCode | undefined {
@@ -57,12 +75,18 @@ class FieldReader {
     }
   }
 
-  keep<T> (checked: Checked<T>, fallback: T): T {
+  keep<T> (checked: Checked<T>, fallback: T, field: string): T {
     if (checked instanceof FieldError) {
       this.errors.push(checked.message)
+      this.failed.add(field)
       return fallback
     }
     return checked
+  }
+
+  /** Whether these fields were all present and valid. */
+  valid (...fields: string[]): boolean {
+    return fields.every((field) => this.has(field) && !this.failed.has(field))
   }
 }
 
@@ -161,5 +185,22 @@ export function validateRecord (value: unknown): Validation {
     if (!allowed.has(field)) reader.errors.push(`unknown field "${field}" on a ${kind} record`)
   }
   const record = READERS[kind as RecordKind](reader)
-  return reader.errors.length > 0 ? { errors: reader.errors } : { record }
+  if (reader.errors.length === 0) return { record }
+  return { errors: reader.errors, reference: referenceOf(record, reader), declares: declarationOf(record, reader) }
+}
+
+/** The key a record read with errors declares, when its key fields are themselves valid. */
+function declarationOf (record: ImportRecord, reader: FieldReader): Declaration | undefined {
+  if (record.kind === 'brand') return reader.valid('brand_id') ? { kind: 'brand', brand_id: record.brand_id } : undefined
+  if (record.kind === 'account') return reader.valid('platform', 'account_id') ? { kind: 'account', platform: record.platform, account_id: record.account_id } : undefined
+  return undefined
+}
+
+/** The reference of a record read with errors, when the fields naming it are themselves valid. */
+function referenceOf (record: ImportRecord, reader: FieldReader): Reference | undefined {
+  if (record.kind === 'account') return reader.valid('brand_id') ? { kind: 'brand', brand_id: record.brand_id } : undefined
+  if (record.kind === 'daily' || record.kind === 'post') {
+    return reader.valid('platform', 'account_id') ? { kind: 'account', platform: record.platform, account_id: record.account_id } : undefined
+  }
+  return undefined
 }

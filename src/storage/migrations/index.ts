@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely'
 import * as initialSchema from './2026_11_21_0000_initial_schema.js'
 import * as postSnapshots from './2026_11_22_0000_post_snapshots.js'
+import * as deferredReferences from './2026_11_23_0000_deferred_references.js'
 
 /**
  * Every migration, by name. Listed statically (not read from the folder) so the same list works
@@ -9,4 +10,5 @@ import * as postSnapshots from './2026_11_22_0000_post_snapshots.js'
 export const MIGRATIONS: Record<string, Migration> = {
   '2026_11_21_0000_initial_schema': initialSchema,
   '2026_11_22_0000_post_snapshots': postSnapshots,
+  '2026_11_23_0000_deferred_references': deferredReferences,
 }

@@ -76,27 +76,24 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string): Pro
     client.release(error as Error)
     throw error
   }
-  const daily = new StagedUpsert(client, DAILY_TABLE, now)
-  const posts = new StagedUpsert(client, POSTS_TABLE, now)
+  // Flushed in this order, so most references resolve at once; the rest are checked at commit
+  // (the foreign keys are deferred, migration 2026_11_23_0000_deferred_references).
+  const staged = {
+    brand: new StagedUpsert(client, BRANDS_TABLE, now),
+    account: new StagedUpsert(client, ACCOUNTS_TABLE, now),
+    daily: new StagedUpsert(client, DAILY_TABLE, now),
+    post: new StagedUpsert(client, POSTS_TABLE, now),
+  }
   let released = false
   const release = (error?: Error): void => {
     if (released) return
     released = true
     client.release(error)
   }
-  const upsertAll = async (spec: ImportTable, rows: Iterable<Row>): Promise<void> => {
-    const staged = new StagedUpsert(client, spec, now)
-    for (const row of rows) await staged.add(row)
-    await staged.flush()
-  }
   return {
-    upsertBrands: async (rows) => { await upsertAll(BRANDS_TABLE, rows) },
-    upsertAccounts: async (rows) => { await upsertAll(ACCOUNTS_TABLE, rows) },
-    addDaily: (row) => daily.add(row as unknown as Row),
-    addPost: (row) => posts.add(row),
+    add: (row) => staged[row.kind].add(row as unknown as Row),
     commit: async () => {
-      await daily.flush()
-      await posts.flush()
+      for (const table of Object.values(staged)) await table.flush()
       await client.query('delete from post_history where superseded_at < $1', [postHistoryCutoff(now)])
       await client.query('commit')
       release()

@@ -30,12 +30,12 @@ export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: st
   const upsertAccount = prepareUpsert(sqlite, ACCOUNTS_TABLE, now)
   const upsertDaily = prepareUpsert(sqlite, DAILY_TABLE, now)
   const upsertPost = prepareUpsert(sqlite, POSTS_TABLE, now)
+  const upsert = { brand: upsertBrand, account: upsertAccount, daily: upsertDaily, post: upsertPost }
   sqlite.exec('begin immediate')
+  // A row may name an account or brand declared later in the import: check references at commit.
+  sqlite.pragma('defer_foreign_keys = on')
   return {
-    upsertBrands: async (rows) => { for (const row of rows) upsertBrand(row) },
-    upsertAccounts: async (rows) => { for (const row of rows) upsertAccount(row) },
-    addDaily: (row) => { upsertDaily(row as unknown as Row); return undefined },
-    addPost: (row) => { upsertPost(row); return undefined },
+    add: (row) => { upsert[row.kind](row as unknown as Row); return undefined },
     commit: async () => {
       sqlite.prepare('delete from post_history where superseded_at < ?').run(postHistoryCutoff(now))
       sqlite.exec('commit')
