@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely'
 import { CORE_COUNT_METRICS, PLATFORM_METRIC_NAMES, metricAppliesTo } from '../../src/domain/metrics.js'
 import type { PlatformCode } from '../../src/domain/platforms.js'
 import type { Database, NewAccountRow, NewBrandRow, NewDailyMetricsRow } from '../../src/storage/database.js'
+import type { Store } from '../../src/storage/db.js'
+import { rebuildReadModel } from '../../src/storage/read-model/rebuild.js'
 import { addDays } from '../../src/domain/dates.js'
 
 /**
@@ -50,6 +52,12 @@ export async function insertDataset (db: Kysely<Database>, dataset: AnalyticsDat
   for (let start = 0; start < dataset.daily.length; start += 200) {
     await db.insertInto('daily_metrics').values(dataset.daily.slice(start, start + 200)).execute()
   }
+}
+
+/** Inserts the dataset and sums the read model from it, as an import would have (reports read both). */
+export async function insertDatasetAndReadModel (store: Store, dataset: AnalyticsDataset): Promise<void> {
+  await insertDataset(store.db, dataset)
+  await rebuildReadModel(store)
 }
 
 /** mulberry32: a tiny deterministic PRNG, so a seed always gives the same dataset. */

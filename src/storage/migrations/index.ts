@@ -2,6 +2,7 @@ import type { Migration } from 'kysely'
 import * as initialSchema from './2026_11_21_0000_initial_schema.js'
 import * as postSnapshots from './2026_11_22_0000_post_snapshots.js'
 import * as deferredReferences from './2026_11_23_0000_deferred_references.js'
+import * as readModel from './2026_11_23_0100_read_model.js'
 
 /**
  * Every migration, by name. Listed statically (not read from the folder) so the same list works
@@ -11,4 +12,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026_11_21_0000_initial_schema': initialSchema,
   '2026_11_22_0000_post_snapshots': postSnapshots,
   '2026_11_23_0000_deferred_references': deferredReferences,
+  '2026_11_23_0100_read_model': readModel,
 }

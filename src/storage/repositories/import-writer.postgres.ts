@@ -1,6 +1,9 @@
 import { once } from 'node:events'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
+import { accountKey, type PlatformCode } from '../../domain/platforms.js'
+import { refreshPostgresReadModel } from '../read-model/refresh.js'
+import { TouchedKeys } from '../read-model/touched.js'
 import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
@@ -70,12 +73,17 @@ class StagedUpsert {
 
 export async function openPostgresImportWriter (pool: pg.Pool, now: string): Promise<ImportWriter> {
   const client = await pool.connect()
+  // Which brand each account had before the import: a move refreshes both brands' months.
+  let brandBefore: Map<string, number>
   try {
     await client.query('begin')
+    const { rows } = await client.query<{ platform: PlatformCode, account_id: string, brand_id: string }>('select platform, account_id, brand_id from accounts')
+    brandBefore = new Map(rows.map((row) => [accountKey(row.platform, Number(row.account_id)), Number(row.brand_id)]))
   } catch (error) {
     client.release(error as Error)
     throw error
   }
+  const touched = new TouchedKeys()
   // Flushed in this order, so most references resolve at once; the rest are checked at commit
   // (the foreign keys are deferred, migration 2026_11_23_0000_deferred_references).
   const staged = {
@@ -91,9 +99,14 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string): Pro
     client.release(error)
   }
   return {
-    add: (row) => staged[row.kind].add(row as unknown as Row),
+    add: (row) => {
+      if (row.kind === 'daily') touched.day(row.platform, row.account_id, row.date)
+      else if (row.kind === 'account') touched.account(row.platform, row.account_id, row.brand_id, brandBefore.get(accountKey(row.platform, row.account_id)))
+      return staged[row.kind].add(row as unknown as Row)
+    },
     commit: async () => {
       for (const table of Object.values(staged)) await table.flush()
+      await refreshPostgresReadModel(client, touched)
       await client.query('delete from post_history where superseded_at < $1', [postHistoryCutoff(now)])
       await client.query('commit')
       release()

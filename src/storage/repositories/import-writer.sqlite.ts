@@ -1,4 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3'
+import { accountKey, type PlatformCode } from '../../domain/platforms.js'
+import { refreshSqliteReadModel } from '../read-model/refresh.js'
+import { TouchedKeys } from '../read-model/touched.js'
 import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
 import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
@@ -31,12 +34,22 @@ export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: st
   const upsertDaily = prepareUpsert(sqlite, DAILY_TABLE, now)
   const upsertPost = prepareUpsert(sqlite, POSTS_TABLE, now)
   const upsert = { brand: upsertBrand, account: upsertAccount, daily: upsertDaily, post: upsertPost }
+  // Which brand each account had before the import: a move refreshes both brands' months.
+  const brandBefore = new Map((sqlite.prepare('select platform, account_id, brand_id from accounts').raw().all() as Array<[PlatformCode, number, number]>)
+    .map(([platform, accountId, brandId]) => [accountKey(platform, accountId), brandId]))
+  const touched = new TouchedKeys()
   sqlite.exec('begin immediate')
   // A row may name an account or brand declared later in the import: check references at commit.
   sqlite.pragma('defer_foreign_keys = on')
   return {
-    add: (row) => { upsert[row.kind](row as unknown as Row); return undefined },
+    add: (row) => {
+      upsert[row.kind](row as unknown as Row)
+      if (row.kind === 'daily') touched.day(row.platform, row.account_id, row.date)
+      else if (row.kind === 'account') touched.account(row.platform, row.account_id, row.brand_id, brandBefore.get(accountKey(row.platform, row.account_id)))
+      return undefined
+    },
     commit: async () => {
+      refreshSqliteReadModel(sqlite, touched)
       sqlite.prepare('delete from post_history where superseded_at < ?').run(postHistoryCutoff(now))
       sqlite.exec('commit')
     },
