@@ -126,7 +126,7 @@ for (const dialect of DIALECTS) {
         ...row,
         views: index % 2 === 0 ? null : (row.views ?? 0) + 7,
         followers: index % 3 === 0 ? null : (row.followers ?? 0) + 1,
-        revenue_micros: row.revenue_micros === null ? null : row.revenue_micros + 10_000,
+        revenue_micros: row.revenue_micros === null || row.revenue_micros === undefined ? null : row.revenue_micros + 10_000,
       }))
       const later = dataset.daily.filter((row) => row.platform === 'ig' && row.account_id === 101).slice(0, 20)
         .map((row, index) => ({ ...row, date: `2026-0${6 + Math.floor(index / 10)}-${String(10 + (index % 10)).padStart(2, '0')}` }))
