@@ -95,6 +95,22 @@ export interface UserBrandsTable {
   created_at: string
 }
 
+/** The metric columns of every read-model table (migration 2026_11_23_0100_read_model). */
+export type RollupColumns = {
+  /** Account-days summed into the row: an entry exists iff > 0. */
+  rows_count: number
+  revenue_micros: number | null
+  followers: number | null
+  engagement_denominator: number | null
+} & Record<Exclude<DailyCountMetric, 'followers'>, number | null>
+
+/** One brand's day, every platform summed. */
+export type BrandDailyTable = { brand_id: number, date: string } & RollupColumns
+/** One brand's month (first day); followers = Σ over its accounts of each one's last value in the month. */
+export type BrandMonthlyTable = { brand_id: number, month: string } & RollupColumns
+/** One account's month (first day), with the day of its last reported followers. */
+export type AccountMonthlyTable = { platform: PlatformCode, account_id: number, month: string, followers_date: string | null } & RollupColumns
+
 export interface Database {
   brands: BrandsTable
   accounts: AccountsTable
@@ -105,6 +121,9 @@ export interface Database {
   users: UsersTable
   credentials: CredentialsTable
   user_brands: UserBrandsTable
+  brand_daily: BrandDailyTable
+  brand_monthly: BrandMonthlyTable
+  account_monthly: AccountMonthlyTable
 }
 
 export type BrandRow = Selectable<BrandsTable>

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { resolveScope } from '../../src/services/access/access.service.js'
 import { AppError, type ErrorCode } from '../../src/domain/errors.js'
 import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { accountRow, brandRow, insertDataset } from '../helpers/analytics-fixtures.js'
+import { accountRow, brandRow, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
 
 async function rejectsWith (promise: Promise<unknown>, code: ErrorCode, message?: string): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
     let test: TestStore
     before(async () => {
       test = await createTestStore(dialect)
-      await insertDataset(test.store.db, {
+      await insertDatasetAndReadModel(test.store, {
         brands: [brandRow(1), brandRow(2), brandRow(3)],
         accounts: [accountRow('fb', 10, 1), accountRow('ig', 10, 2), accountRow('fb', 11, 2), accountRow('fb', 30, 3)],
         daily: [],

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { DIALECTS } from '../helpers/stores.js'
-import { generateDataset, insertDataset } from '../helpers/analytics-fixtures.js'
+import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 
 const QUERY = { since: '2026-01-20', until: '2026-02-20', brand_id: '1,2', platform: 'fb,ig' }
@@ -11,7 +11,7 @@ for (const dialect of DIALECTS) {
     let client: PartnerApi
     let cursor: string
     before(async () => {
-      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, generateDataset({ seed: 5, start: '2026-01-20', days: 40 })) }, brandIds: [1, 2] })
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDatasetAndReadModel(t.store, generateDataset({ seed: 5, start: '2026-01-20', days: 40 })) }, brandIds: [1, 2] })
       const first = await client.analytics(QUERY)
       assert.equal(first.body.total, 20)
       cursor = first.body.next_cursor as string

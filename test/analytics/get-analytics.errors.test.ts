@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import { DIALECTS } from '../helpers/stores.js'
-import { insertDataset, workedExampleDataset } from '../helpers/analytics-fixtures.js'
+import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 
 const ACCOUNT_400 = { detail: 'account_id requires exactly one platform to be specified' }
@@ -15,7 +15,7 @@ for (const dialect of DIALECTS) {
   describe(`GET /analytics/ errors (${dialect})`, () => {
     let client: PartnerApi
     before(async () => {
-      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, workedExampleDataset()) }, brandIds: [1, 2] })
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDatasetAndReadModel(t.store, workedExampleDataset()) }, brandIds: [1, 2] })
     })
     after(async () => { await client.close() })
 
@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
     })
 
     it('500 says "Error fetching analytics" and nothing of the failure', async () => {
-      const broken = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, workedExampleDataset()) }, brandIds: [1] })
+      const broken = await openPartnerApi(dialect, { seed: async (t) => { await insertDatasetAndReadModel(t.store, workedExampleDataset()) }, brandIds: [1] })
       try {
         await sql`drop table daily_metrics`.execute(broken.test.store.db)
         const { status, body } = await broken.analytics({ type: 'agg' })

@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { DIALECTS } from '../helpers/stores.js'
-import { insertDataset, workedExampleDataset } from '../helpers/analytics-fixtures.js'
+import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 
 /** The worked examples of docs/analytics.md, number for number (user granted brands 1 and 2). */
@@ -17,7 +17,7 @@ for (const dialect of DIALECTS) {
   describe(`GET /analytics/ worked examples (${dialect})`, () => {
     let client: PartnerApi
     before(async () => {
-      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, workedExampleDataset()) }, brandIds: [1, 2] })
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDatasetAndReadModel(t.store, workedExampleDataset()) }, brandIds: [1, 2] })
     })
     after(async () => { await client.close() })
 

@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { DIALECTS } from '../helpers/stores.js'
-import { generateDataset, insertDataset, type AnalyticsDataset } from '../helpers/analytics-fixtures.js'
+import { generateDataset, insertDatasetAndReadModel, type AnalyticsDataset } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { oracle, type OracleQuery } from './oracle.js'
 
@@ -124,7 +124,7 @@ for (const dialect of DIALECTS) {
   describe(`GET /analytics/ against the oracle (${dialect})`, () => {
     let client: PartnerApi
     before(async () => {
-      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, DATASET) }, brandIds: ACCESSIBLE })
+      client = await openPartnerApi(dialect, { seed: async (t) => { await insertDatasetAndReadModel(t.store, DATASET) }, brandIds: ACCESSIBLE })
     })
     after(async () => { await client.close() })
 
@@ -163,7 +163,7 @@ for (const dialect of DIALECTS) {
 describe('SQLite and PostgreSQL give identical answers on the same data', () => {
   const clients: PartnerApi[] = []
   before(async () => {
-    for (const dialect of DIALECTS) clients.push(await openPartnerApi(dialect, { seed: async (t) => { await insertDataset(t.store.db, DATASET) }, brandIds: ACCESSIBLE }))
+    for (const dialect of DIALECTS) clients.push(await openPartnerApi(dialect, { seed: async (t) => { await insertDatasetAndReadModel(t.store, DATASET) }, brandIds: ACCESSIBLE }))
   })
   after(async () => {
     for (const client of clients) await client.close()

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { generateDataset, insertDataset } from '../helpers/analytics-fixtures.js'
+import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
 import { buildTestApp } from '../helpers/app.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
@@ -24,7 +24,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       testStore = await createTestStore(dialect)
-      await insertDataset(testStore.store.db, generateDataset({ seed: 6, start: '2026-01-01', days: 40 }))
+      await insertDatasetAndReadModel(testStore.store, generateDataset({ seed: 6, start: '2026-01-01', days: 40 }))
       app = await buildTestApp(testStore.store)
       validator = new ResponseValidator(await fetchDocument(app))
       await insertPosts(testStore.store.db, [

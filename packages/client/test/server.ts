@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Dialect } from '../../../src/storage/db.js'
-import { generateDataset, insertDataset, type AnalyticsDataset } from '../../../test/helpers/analytics-fixtures.js'
+import { generateDataset, insertDatasetAndReadModel, type AnalyticsDataset } from '../../../test/helpers/analytics-fixtures.js'
 import { buildTestApp } from '../../../test/helpers/app.js'
 import { createPartner, type TestPartner } from '../../../test/helpers/partners.js'
 import { createTestStore, type TestStore } from '../../../test/helpers/stores.js'
@@ -31,7 +31,7 @@ export interface RunningServer {
 export async function startServer (dialect: Dialect, env: Record<string, string> = {}): Promise<RunningServer> {
   const testStore = await createTestStore(dialect)
   const dataset = generateDataset({ seed: 11, start: DATASET_START, days: DATASET_DAYS })
-  await insertDataset(testStore.store.db, dataset)
+  await insertDatasetAndReadModel(testStore.store, dataset)
   const posts = Array.from({ length: DATASET_DAYS }, (_, day) => postRow('fb', `fb-${day}`, 100, `2026-01-${String(1 + (day % 31)).padStart(2, '0')}T${String(day % 24).padStart(2, '0')}:00:00Z`, { views: day * 10 }))
   for (let day = 0; day < DATASET_DAYS; day += 2) posts.push(postRow('ig', `ig-${day}`, 100, `2026-02-${String(1 + (day % 9)).padStart(2, '0')}T12:${String(day).padStart(2, '0')}:00Z`))
   await insertPosts(testStore.store.db, posts)

@@ -1,9 +1,7 @@
 import type { AnalyticsReport, AnalyticsRequest, Entry, GroupRow, Grouping } from '../../domain/analytics.js'
 import type { Scope } from '../../domain/scope.js'
 import type { Store } from '../../storage/db.js'
-import { runAggQuery } from '../../storage/queries/analytics-agg.query.js'
-import { runDailyQuery } from '../../storage/queries/analytics-daily.query.js'
-import { runMonthlyQuery } from '../../storage/queries/analytics-monthly.query.js'
+import { createReportReader } from '../../storage/queries/report-reader.js'
 import { findBrandNames } from '../../storage/repositories/account-lookup.repository.js'
 import { computeAggregates } from './aggregates.js'
 import { toEntry, type EntryInput } from './entries.js'
@@ -25,6 +23,7 @@ export function groupingOf (request: AnalyticsRequest, scope: Scope): Omit<Group
 
 export function createAnalyticsService (deps: { store: Store }): AnalyticsService {
   const { store } = deps
+  const reader = createReportReader(store)
 
   async function entriesOf (rows: GroupRow[], request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>): Promise<Entry[]> {
     const needsBrandNames = request.type === 'agg' && grouping.by === 'brand'
@@ -39,17 +38,16 @@ export function createAnalyticsService (deps: { store: Store }): AnalyticsServic
       const base = { type: request.type, period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
       // A user with no brands has nothing to read (and `in ()` is not valid SQL).
       const empty = scope.brandIds.length === 0
-      const input = { dialect: store.dialect, scope, period: request.period, grouping }
 
       if (request.type === 'daily') {
-        const page = empty ? { rows: [], next: undefined } : await runDailyQuery(store.db, { ...input, after: request.after })
+        const page = empty ? { rows: [], next: undefined } : await reader.dailyPage(scope, grouping, request.period, request.after)
         return { ...base, entries: await entriesOf(page.rows, request, scope, grouping), next: page.next }
       }
       if (request.type === 'monthly') {
-        const rows = empty ? [] : await runMonthlyQuery(store.db, input)
+        const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
         return { ...base, entries: await entriesOf(rows, request, scope, grouping) }
       }
-      const rows = empty ? [] : await runAggQuery(store.db, input)
+      const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
       const entries = await entriesOf(rows, request, scope, grouping)
       return { ...base, entries, aggregates: computeAggregates(entries) }
     },

@@ -38,7 +38,11 @@ export interface DailyPage {
 }
 
 export async function runDailyQuery (db: Kysely<Database>, input: DailyQueryInput): Promise<DailyPage> {
-  const rows = await runGroupedQuery(buildDailyQuery(db, input))
+  return pageOf(await runGroupedQuery(buildDailyQuery(db, input)))
+}
+
+/** Up to DAILY_PAGE_SIZE + 1 rows in page order → the page, and where the next starts when there is one. */
+export function pageOf (rows: GroupRow[]): DailyPage {
   if (rows.length <= DAILY_PAGE_SIZE) return { rows, next: undefined }
   const page = rows.slice(0, DAILY_PAGE_SIZE)
   const last = page[page.length - 1] as GroupRow

@@ -3,8 +3,9 @@ import type { Scope } from '../../domain/scope.js'
 import type { Period } from '../../domain/period.js'
 import type { Dialect } from '../db.js'
 import type { Database } from '../database.js'
-import type { Bucket, GroupRow, Grouping } from '../../domain/analytics.js'
+import type { GroupRow, Grouping } from '../../domain/analytics.js'
 import { SUMMED_METRICS } from '../../domain/metrics.js'
+import { splitPeriod } from './brand-reports.query.js'
 import { engagementDenominatorOfRow, platformRankOfRow } from './sql-helpers.js'
 
 /**
@@ -39,17 +40,8 @@ function monthOf (dialect: Dialect, date: RawBuilder<unknown>): RawBuilder<strin
     : sql<string>`substr(${date}, 1, 7)`
 }
 
-/** The bucket of a daily row; undefined for the whole period (nothing to group by). */
-function bucketOf (dialect: Dialect, bucket: Bucket): RawBuilder<string> | undefined {
-  if (bucket === 'day') return sql<string>`d.date`
-  if (bucket === 'month') return monthOf(dialect, sql`d.date`)
-  return undefined
-}
-
-// The metric columns of each level are the same for every request, and Kysely's nodes are
+// The metric columns of the upper levels are the same for every request, and Kysely's nodes are
 // immutable, so they are built once: building them per request cost more than compiling.
-const LEVEL1_SUMS = ['revenue_micros', ...SUMMED_METRICS].map((metric) => sql<number | null>`sum(${sql.ref(`d.${metric}`)})`.as(metric))
-const LEVEL1_DAY_VALUES = ['revenue_micros', ...SUMMED_METRICS].map((metric) => sql.ref<number | null>(`d.${metric}`).as(metric))
 const LEVEL2_METRICS = [
   sql.ref<number | null>('l.revenue_micros').as('revenue_micros'),
   // The platform is fixed within an account, so the level-1 sums of reach or views are
@@ -60,72 +52,61 @@ const LEVEL2_METRICS = [
 const GROUP_SUMS = ['revenue_micros', 'followers', 'engagement_denominator', ...SUMMED_METRICS]
   .map((column) => sql<number | null>`sum(${sql.ref(`r.${column}`)})`.as(column))
 
-/**
- * Whether level 1 reads a brand scope through a join with accounts (and so yields brand_id):
- * always on SQLite, and on PostgreSQL for day buckets, which level 1 does not group (no sort to
- * avoid, and the join spares level 2 a second look at accounts).
- */
+/** Level 1 reads a brand scope through a join with accounts, which also yields brand_id. */
 function joinsAccountsFirst (input: GroupedQueryInput): boolean {
-  return input.scope.kind === 'brands' && (input.dialect === 'sqlite' || input.grouping.bucket === 'day')
+  return input.scope.kind === 'brands'
 }
 
 /**
  * Level 1: one row per account and bucket with at least one account-day in scope and period.
- * A day bucket is one account-day (the primary key), so there it is the row itself, ungrouped,
- * with its own followers (grouping rows that are already unique only costs a sort); month and
- * period buckets are grouped and carry `followers_date` for level 2 to look up.
  *
- * How it reads a brand scope's accounts is the other place the dialects differ: each form is the
- * one whose plan groups without sorting every account-day (measured in docs/benchmarks.md).
- * - A join, which also yields `brand_id` so level 2 needs no second look at accounts. SQLite walks
- *   it through accounts_brand_idx, so rows arrive by brand, platform, account, and grouping by
- *   those keys (brand first) needs no temporary b-tree for the period bucket.
- * - A semi-join for PostgreSQL's month and period buckets: rows arrive in primary-key order and
- *   grouping needs only an incremental sort; with the join it sorts every account-day (1.4× the
- *   time for a monthly year). Its `brand_id` is null and level 2 joins accounts for it.
+ * A day bucket is one account-day (the primary key), so there it is the raw row itself, ungrouped,
+ * with its own followers. Month and period buckets come from the read model where it has the
+ * answer: whole months from account_monthly (one row per account-month, already summed, with the
+ * date of its last reported followers), the partial months at the period's edges from the raw
+ * rows; the pieces are summed per account and bucket, keeping the latest `followers_date` for
+ * level 2 to look up. A brand scope reads its accounts through a join, which yields brand_id.
  */
 export function buildAccountBucketsQuery (db: Kysely<Database>, input: GroupedQueryInput) {
   const { scope, period, grouping, dialect } = input
-  const bucket = bucketOf(dialect, grouping.bucket)
-  const perDay = grouping.bucket === 'day'
-  const columns = (account: 'a' | 'd') => [
-    sql.ref<string>(`${account}.platform`).as('platform'),
-    sql.ref<number>(`${account}.account_id`).as('account_id'),
-    (account === 'a' ? sql<number | null>`a.brand_id` : sql<number | null>`null`).as('brand_id'),
-    (bucket ?? sql<string>`${sql.lit('')}`).as('bucket'),
-    (perDay ? sql<number | null>`d.followers` : sql<number | null>`null`).as('followers'),
-    (perDay ? sql<string | null>`null` : sql<string | null>`max(case when d.followers is not null then d.date end)`).as('followers_date'),
-    ...(perDay ? LEVEL1_DAY_VALUES : LEVEL1_SUMS),
-  ]
-  const groupKeys = (...account: string[]) => [...account.map((key) => sql.ref(key)), ...(bucket === undefined ? [] : [bucket])]
+  const accountIds = scope.kind === 'accounts' ? scope.accounts.map((account) => Number(account.account_id)) : []
+  const brandOf = scope.kind === 'brands' ? sql<number | null>`a.brand_id` : sql<number | null>`null`
+  const joinAccounts = (alias: 'd' | 'm') => sql`inner join accounts a on a.platform = ${sql.ref(`${alias}.platform`)} and a.account_id = ${sql.ref(`${alias}.account_id`)}`
+  /** The scope as a condition on rows aliased `d` or `m` (a brand scope also needs joinAccounts). */
+  const inScope = (alias: 'd' | 'm') => scope.kind === 'accounts'
+    ? sql`${sql.ref(`${alias}.platform`)} = ${scope.platform} and ${sql.ref(`${alias}.account_id`)} in (${sql.join(accountIds)})`
+    : sql`a.brand_id in (${sql.join(scope.brandIds)})${scope.platforms === undefined ? sql`` : sql` and ${sql.ref(`${alias}.platform`)} in (${sql.join(scope.platforms)})`}`
+  const from = (table: 'daily_metrics' | 'account_monthly', alias: 'd' | 'm') =>
+    scope.kind === 'brands' ? sql`${sql.table(table)} ${sql.raw(alias)} ${joinAccounts(alias)}` : sql`${sql.table(table)} ${sql.raw(alias)}`
 
-  const days = db.selectFrom('daily_metrics as d')
-    .where('d.date', '>=', period.since)
-    .where('d.date', '<=', input.lastDate !== undefined && input.lastDate < period.until ? input.lastDate : period.until)
-  if (scope.kind === 'accounts') {
-    return days
-      .where('d.platform', '=', scope.platform)
-      .where('d.account_id', 'in', scope.accounts.map((account) => Number(account.account_id)))
-      .select(columns('d'))
-      .$if(!perDay, (query) => query.groupBy(groupKeys('d.platform', 'd.account_id')))
+  const metricsOf = (alias: string, summed: boolean) => sql.join(['revenue_micros', ...SUMMED_METRICS]
+    .map((metric) => summed ? sql`sum(${sql.ref(`${alias}.${metric}`)}) as ${sql.ref(metric)}` : sql`${sql.ref(`${alias}.${metric}`)} as ${sql.ref(metric)}`))
+  const keyColumns = (alias: string) => [sql.ref<string>(`${alias}.platform`).as('platform'), sql.ref<number>(`${alias}.account_id`).as('account_id'),
+    sql.ref<number | null>(`${alias}.brand_id`).as('brand_id'), sql.ref<string>(`${alias}.bucket`).as('bucket')]
+
+  if (grouping.bucket === 'day') {
+    const last = input.lastDate !== undefined && input.lastDate < period.until ? input.lastDate : period.until
+    return db.selectFrom(sql`(select d.platform, d.account_id, ${brandOf} as brand_id, d.date as bucket, d.followers as followers, ${metricsOf('d', false)}
+      from ${from('daily_metrics', 'd')} where ${inScope('d')} and d.date >= ${period.since} and d.date <= ${last})`.as('x'))
+      .select([...keyColumns('x'), sql.ref<number | null>('x.followers').as('followers'), sql<string | null>`null`.as('followers_date'),
+        ...['revenue_micros', ...SUMMED_METRICS].map((metric) => sql.ref<number | null>(`x.${metric}`).as(metric))])
       .as('l')
   }
-  if (joinsAccountsFirst(input)) {
-    let joined = days
-      .innerJoin('accounts as a', (join) => join.onRef('a.platform', '=', 'd.platform').onRef('a.account_id', '=', 'd.account_id'))
-      .where('a.brand_id', 'in', scope.brandIds)
-    if (scope.platforms !== undefined) joined = joined.where('d.platform', 'in', scope.platforms)
-    return joined
-      .select(columns('a'))
-      .$if(!perDay, (query) => query.groupBy(groupKeys('a.brand_id', 'a.platform', 'a.account_id')))
-      .as('l')
-  }
-  let accounts = db.selectFrom('accounts').select(['platform', 'account_id']).where('brand_id', 'in', scope.brandIds)
-  if (scope.platforms !== undefined) accounts = accounts.where('platform', 'in', scope.platforms)
-  return days
-    .where((eb) => eb(eb.refTuple('d.platform', 'd.account_id'), 'in', accounts.$asTuple('platform', 'account_id')))
-    .select(columns('d'))
-    .$if(!perDay, (query) => query.groupBy(groupKeys('d.platform', 'd.account_id')))
+
+  const { months, head, tail } = splitPeriod(period)
+  const bucketOfMonth = grouping.bucket === 'month' ? monthOf(dialect, sql`m.month`) : sql<string>`${sql.lit('')}`
+  const bucketOfDay = grouping.bucket === 'month' ? monthOf(dialect, sql`d.date`) : sql<string>`${sql.lit('')}`
+  const wholeMonths = sql`select m.platform, m.account_id, ${brandOf} as brand_id, ${bucketOfMonth} as bucket, m.followers_date as followers_date, ${metricsOf('m', false)}
+    from ${from('account_monthly', 'm')} where ${inScope('m')} and m.month >= ${months.from} and m.month <= ${months.to}`
+  const edgeDays = sql`select d.platform, d.account_id, ${brandOf} as brand_id, ${bucketOfDay} as bucket,
+      max(case when d.followers is not null then d.date end) as followers_date, ${metricsOf('d', true)}
+    from ${from('daily_metrics', 'd')} where ${inScope('d')}
+      and ((d.date >= ${head.from} and d.date <= ${head.to}) or (d.date >= ${tail.from} and d.date <= ${tail.to}))
+    group by d.platform, d.account_id${scope.kind === 'brands' ? sql`, a.brand_id` : sql``}${grouping.bucket === 'month' ? sql`, ${bucketOfDay}` : sql``}`
+  return db.selectFrom(sql`(${wholeMonths} union all ${edgeDays})`.as('p'))
+    .select([...keyColumns('p'), sql<number | null>`null`.as('followers'), sql<string | null>`max(p.followers_date)`.as('followers_date'),
+      ...['revenue_micros', ...SUMMED_METRICS].map((metric) => sql<number | null>`sum(${sql.ref(`p.${metric}`)})`.as(metric))])
+    .groupBy([sql.ref('p.platform'), sql.ref('p.account_id'), sql.ref('p.brand_id'), sql.ref('p.bucket')])
     .as('l')
 }
 

@@ -1,0 +1,40 @@
+import type SqliteDatabase from 'better-sqlite3'
+import type { Store } from './db.js'
+import type { Statement } from './queries/brand-reports.query.js'
+
+/**
+ * Runs a hot statement prepared once per connection and reused: better-sqlite3 statements kept
+ * per text, in array mode (one array per row, no object per row); named prepared statements on
+ * PostgreSQL (each pooled connection parses and plans it once). Values are named; arrays go to
+ * SQLite as JSON text (read there with json_each) and to PostgreSQL as arrays.
+ */
+export interface StatementRunner {
+  rows: (statement: Statement, values: Readonly<Record<string, unknown>>) => Promise<unknown[][]>
+}
+
+export function createStatementRunner (store: Store): StatementRunner {
+  if (store.dialect === 'sqlite') {
+    const prepared = new Map<string, SqliteDatabase.Statement>()
+    return {
+      rows: async (statement, values) => {
+        let compiled = prepared.get(statement.name)
+        if (compiled === undefined) {
+          compiled = store.sqlite.prepare(statement.text).raw()
+          prepared.set(statement.name, compiled)
+        }
+        const bound: Record<string, unknown> = {}
+        for (const name of statement.parameters) {
+          const value = values[name]
+          bound[name] = Array.isArray(value) ? JSON.stringify(value) : value
+        }
+        return compiled.all(bound) as unknown[][]
+      },
+    }
+  }
+  return {
+    rows: async (statement, values) => {
+      const result = await store.pool.query<unknown[]>({ name: statement.name, text: statement.text, values: statement.parameters.map((name) => values[name]), rowMode: 'array' })
+      return result.rows
+    },
+  }
+}
