@@ -88,15 +88,37 @@ describe('MemoryCounterStore', () => {
   it('expires counters and flags at their time, and sweeps expired entries', async () => {
     const time = clock()
     const store = new MemoryCounterStore(time.now)
-    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 1000 }]), [1])
-    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 9000 }]), [2])
-    assert.deepEqual(await store.remainingMs(['a', 'missing']), [1000, 0])
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 1000 }]), { values: [1], fallback: false })
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 9000 }]), { values: [2], fallback: false })
+    assert.deepEqual([store.remainingMs('a'), store.remainingMs('missing')], [1000, 0])
     time.advance(1000)
-    assert.deepEqual(await store.remainingMs(['a']), [0])
-    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 5000 }]), [1])
+    assert.equal(store.remainingMs('a'), 0)
+    assert.deepEqual((await store.increment([{ key: 'a', expiresAtMs: START + 5000 }])).values, [1])
     for (let i = 0; i < 2000; i++) await store.increment([{ key: `k${i}`, expiresAtMs: START + 1500 }])
     time.advance(1000)
-    for (let i = 0; i < 1000; i++) await store.setUntil(`f${i}`, START + 60_000)
+    for (let i = 0; i < 1000; i++) await store.increment([{ key: `f${i}`, expiresAtMs: START + 60_000 }])
     assert.ok(store.size <= 1001 + 1, `expired entries were not swept (size ${store.size})`)
+  })
+
+  it('reserves only below the limit and while no flag lives, settles into a flag, releases counts', async () => {
+    const time = clock()
+    const store = new MemoryCounterStore(time.now)
+    const counter = { key: 'fail', expiresAtMs: START + 10_000, limit: 2, fallbackLimit: 1 }
+    const request = { flags: ['lock'], counters: [counter], blockedForMs: 7000 }
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    // At the limit: refused, nothing counted, the wait is the one given.
+    assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 7000, fallback: false })
+    await store.release(['fail'])
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    const settle = { counter: 'fail', limit: 2, fallbackLimit: 1, flag: 'lock', flagExpiresAtMs: START + 3000 }
+    await store.settle([settle])
+    assert.equal(store.remainingMs('fail'), 0, 'the counter starts again after the lock')
+    assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 3000, fallback: false })
+    time.advance(3000)
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    // Below the limit, settling sets nothing.
+    await store.settle([settle])
+    assert.equal(store.remainingMs('lock'), 0)
   })
 })

@@ -17,7 +17,7 @@ export interface AuthService {
 export function createAuthService (deps: { config: ResolvedConfig, store: Store, counters: CounterStore }): AuthService {
   const { config, store, counters } = deps
   const tokens = createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds })
-  const lockout = new LoginLockout(counters, config.login)
+  const lockout = new LoginLockout(counters, config.login, config.redisFallbackDivisor)
   const loginDeps = { db: store.db, tokens, lockout, tokenTtlSeconds: config.tokenTtlSeconds }
   return {
     login: async (pair, ip) => await login(loginDeps, pair, ip),
