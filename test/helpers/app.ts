@@ -24,10 +24,36 @@ export async function buildTestApp (store: Store, env: Record<string, string> = 
 }
 
 /** The same, not yet ready, so a test can add routes of its own first. */
-export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const config = testConfig(env)
+export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}, logs?: CapturedLogs): Promise<FastifyInstance> {
+  const config = testConfig(logs === undefined ? env : { LOG_LEVEL: 'info', ...env })
   const counters = createCounterStore(config)
-  const app = await buildApp(config, { services: createServices({ config, store, counters }), logger: false })
+  const logging = logs === undefined ? { logger: false } : { logStream: logs.stream }
+  const app = await buildApp(config, { services: createServices({ config, store, counters }), ...logging })
   app.addHook('onClose', async () => { await counters.close() })
+  return app
+}
+
+/** The JSON lines the production logger writes, captured (pass to buildLoggedTestApp). */
+export interface CapturedLogs {
+  stream: { write: (line: string) => void }
+  /** Every line written so far, as written. */
+  lines: string[]
+  /** The lines parsed. */
+  records: () => Array<Record<string, unknown>>
+}
+
+export function captureLogs (): CapturedLogs {
+  const lines: string[] = []
+  return {
+    stream: { write: (line: string) => { lines.push(line) } },
+    lines,
+    records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  }
+}
+
+/** buildTestApp with the production logger (LOG_LEVEL info unless env says otherwise), its lines captured. */
+export async function buildLoggedTestApp (store: Store, env: Record<string, string>, logs: CapturedLogs): Promise<FastifyInstance> {
+  const app = await buildUnreadyTestApp(store, env, logs)
+  await app.ready()
   return app
 }

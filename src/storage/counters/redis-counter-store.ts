@@ -14,12 +14,12 @@ import type { Answered, CounterSpec, CounterStore, Counted, Reservation, Reserve
  */
 
 export const REDIS_DEADLINES = {
-  /** A command (script, PING) not answered within this fails. */
-  commandMs: 500,
+  /** A command (script, PING) not answered within this fails (Redis answers in well under a millisecond). */
+  commandMs: 1000,
   /** Opening the TCP connection. */
   connectMs: 1000,
   /** How long the first operations wait for the initial connection before giving up on it. */
-  startupMs: 1000,
+  startupMs: 2000,
   /** Reconnection attempts back off to at most this interval. */
   maxReconnectIntervalMs: 1000,
 } as const
