@@ -73,9 +73,9 @@ async function * readCsv (path: string): AsyncIterable<RawRecord> {
   input.pipe(parser)
   // A quoting error leaves the parser unsure where records start, so it ends the file; records
   // before it are still checked. csv-parse reports it (as a "skip") before we read those records.
-  let fatal: { line: number, message: string } | undefined
+  let fatal: { line: number, message: string, unclosedQuote: boolean } | undefined
   parser.on('skip', (error: CsvError & { lines?: number }) => {
-    fatal ??= { line: error.lines ?? 1, message: `invalid CSV: ${error.message}` }
+    fatal ??= { line: error.lines ?? 1, message: `invalid CSV: ${error.message}`, unclosedQuote: error.code === 'CSV_QUOTE_NOT_CLOSED' }
   })
   let nextLine = 1
   let header: string[] | undefined
@@ -102,7 +102,10 @@ async function * readCsv (path: string): AsyncIterable<RawRecord> {
         ? { line, value }
         : { line, parseError: `a CSV file holds daily rows only (got kind ${JSON.stringify(value.kind)})` }
     }
-    if (fatal !== undefined) yield { line: fatal.line, parseError: fatal.message }
+    // A quote never closed runs to the end of the file, where csv-parse notices it: name the line
+    // the unfinished record starts on (the first one not read), where the stray quote is.
+    if (fatal?.unclosedQuote === true && nextLine <= fatal.line) yield { line: nextLine, parseError: 'invalid CSV: a quoted cell opened on this line is never closed' }
+    else if (fatal !== undefined) yield { line: fatal.line, parseError: fatal.message }
   } finally {
     input.destroy()
     parser.destroy()
