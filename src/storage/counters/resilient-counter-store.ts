@@ -20,6 +20,7 @@ export const FALLBACK_PROBE_INTERVAL_MS = 1000
 export class ResilientCounterStore implements CounterStore {
   private state: 'shared' | 'fallback' = 'shared'
   private probe: NodeJS.Timeout | undefined
+  private probing = false
   private readonly listeners: Array<(event: CounterStoreEvent) => void> = []
   private closed = false
 
@@ -110,8 +111,6 @@ export class ResilientCounterStore implements CounterStore {
     this.probe = setInterval(() => { this.tryShared().catch(() => {}) }, this.probeIntervalMs)
     this.probe.unref()
   }
-
-  private probing = false
 
   private async tryShared (): Promise<void> {
     if (this.probing || this.state === 'shared' || this.closed) return
