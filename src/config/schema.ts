@@ -67,6 +67,12 @@ export const ConfigSchema = Type.Object({
   /** Put before every Redis key, so deployments (and test files) can share a server. */
   redisKeyPrefix: fromEnv(Type.String({ pattern: '^[\\x21-\\x7e]{1,64}$', default: 'pa:' }), { env: 'REDIS_KEY_PREFIX', rule: 'be 1 to 64 printable characters without spaces' }),
   /**
+   * While Redis does not answer, each instance counts rate limits and login failures alone, in
+   * process: every limit is then divided by this (rounded down, at least 1), so that the instances
+   * together stay within the configured limits. Set it to the number of instances.
+   */
+  redisFallbackDivisor: fromEnv(Type.Integer({ minimum: 1, maximum: 1000, default: 2 }), { env: 'REDIS_FALLBACK_DIVISOR' }),
+  /**
    * `TRUST_PROXY`: Fastify's trustProxy. false (default) uses the socket address as the client IP;
    * true trusts every X-Forwarded-For hop; a number trusts that many hops; a string lists trusted
    * proxy addresses/CIDRs. Per-IP limits (login) depend on it behind a load balancer.

@@ -3,20 +3,24 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ResolvedConfig } from '../config/schema.js'
 import { isCalendarDate } from '../domain/dates.js'
 import type { Services } from '../services/index.js'
-import { registerErrorHandling } from './error-handler.js'
+import { answerFrameworkError, registerErrorHandling } from './error-handler.js'
 import { registerRequestHooks } from './hooks.js'
 import type { RouteAccess } from './route-access.js'
 import { openApiPlugin } from './plugins/openapi.js'
 import { parseQueryString } from './query/query-string.js'
+import { REDACTED, REDACTED_PATHS, serializeRequest } from './logging.js'
 import { requestIdFor } from './request-id.js'
+import { answerClientError } from './security-headers.js'
 import { buildResponseSerializer } from './serializer.js'
 import { registerRoutes } from './routes/index.js'
 
 export interface AppOptions {
   /** The wired services (src/services/index.ts); the caller owns and closes them. */
   services: Services
-  /** Fastify logger options; defaults to JSON lines at `config.logLevel`. */
+  /** Fastify logger options, replacing the production ones (tests pass `false`). */
   logger?: FastifyServerOptions['logger']
+  /** Where the production logger writes its JSON lines (default stdout); tests capture them here. */
+  logStream?: { write: (line: string) => void }
 }
 
 /** One method of one served path, with the access its route declares (src/http/route-access.ts). */
@@ -44,10 +48,16 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      // Credentials never reach the logs, whatever a future log line includes.
-      redact: ['req.headers.authorization', 'req.body.api_secret_key', 'headers.authorization'],
+      // Credentials never reach the logs, wherever a client put them (src/http/logging.ts).
+      redact: { paths: REDACTED_PATHS, censor: REDACTED },
+      serializers: { req: serializeRequest as never },
+      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
     },
     genReqId: requestIdFor,
+    // The two answers Fastify writes before any hook runs still carry the contract's body and the
+    // security headers (src/http/security-headers.ts).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: 64 * 1024,
     connectionTimeout: 30_000,
@@ -84,6 +94,11 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
     for (const method of methods) routeTable.push({ method, url: route.url, access: route.config?.access })
   })
   registerRequestHooks(app, options.services)
+  // Redis given up for in-process counters, and back: once per switch (docs/reliability.md).
+  options.services.health.watchCounters((event) => {
+    if (event.state === 'fallback') app.log.warn({ err: event.error }, 'redis unreachable: rate limits and lockout use in-process counters with stricter limits')
+    else app.log.info('redis reachable again: rate limits and lockout shared through redis')
+  })
   registerErrorHandling(app)
   // Before the routes: the OpenAPI document learns each route as it is added (onRoute).
   await app.register(openApiPlugin)

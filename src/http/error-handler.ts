@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { formatUtcSeconds } from '../domain/dates.js'
 import { AppError, type ErrorCode, type ValidationIssue } from '../domain/errors.js'
+import { SECURITY_HEADERS } from './security-headers.js'
 import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
 
 /**
@@ -92,4 +93,19 @@ export function registerErrorHandling (app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     return reply.code(404).send(standardErrorBody(request, 'NOT_FOUND', 404, 'Not Found'))
   })
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors found while routing, before any hook ran — a path whose
+ * percent-encoding does not decode, or a path parameter over its length. No route matches such a
+ * path: 404 like any unknown path, with the headers the hooks would have set.
+ */
+export function answerFrameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.headers(SECURITY_HEADERS)
+  reply.header('x-request-id', request.id)
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply.code(404).send(standardErrorBody(request, 'NOT_FOUND', 404, 'Not Found'))
+  }
+  request.log.error({ err: error }, 'request failed')
+  return reply.code(500).send(standardErrorBody(request, 'INTERNAL_SERVER_ERROR', 500, 'Internal server error'))
 }

@@ -1,12 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../domain/errors.js'
 import { utcToday } from '../domain/dates.js'
 import type { Services } from '../services/index.js'
 import { coerceQuery } from './query/coerce.js'
+import { SECURITY_HEADERS } from './security-headers.js'
 
 /**
  * The request hooks every route passes through, in order:
- * 1. onRequest: echo the request id, fix "today" for the request;
+ * 1. onRequest: the security headers, echo the request id, fix "today" for the request;
  * 2. onRequest: the route's declared access (src/http/route-access.ts): the bearer token for
  *    partner routes (401/403 before anything else), then its rate limit (429);
  * 3. preValidation: the strict query coercion and the route's cross-parameter rules;
@@ -19,6 +20,8 @@ export function registerRequestHooks (app: FastifyInstance, services: Services):
   app.decorateRequest('queryIssues', null as never)
 
   app.addHook('onRequest', async (request, reply) => {
+    // First, so that every answer carries them, refusals included (src/http/security-headers.ts).
+    reply.headers(SECURITY_HEADERS)
     reply.header('x-request-id', request.id)
     request.today = utcToday()
     request.queryIssues = []
@@ -28,8 +31,8 @@ export function registerRequestHooks (app: FastifyInstance, services: Services):
     const access = request.routeOptions.config?.access
     if (access === undefined) return
     if (access.auth === 'bearer') request.principal = await services.auth.authenticate(bearerToken(request.headers.authorization))
-    if (access.rateLimit === 'user') await rateLimit(services, `user:${request.principal.userId}`, request, reply)
-    if (access.rateLimit === 'ip') await rateLimit(services, `login-ip:${request.ip}`, request, reply)
+    if (access.rateLimit === 'user') await rateLimit(services, `user:${request.principal.userId}`, reply)
+    if (access.rateLimit === 'ip') await rateLimit(services, `login-ip:${request.ip}`, reply)
   })
 
   app.addHook('preValidation', async (request) => {
@@ -58,15 +61,10 @@ export function bearerToken (header: string | undefined): string | undefined {
 }
 
 /** Counts the request, puts the §4 headers on the reply whatever its status, refuses with 429 when a window is spent. */
-async function rateLimit (services: Services, subject: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  let outcome
-  try {
-    outcome = await services.rateLimits.consume(subject)
-  } catch (error) {
-    // The counter store (Redis) is down: serve unlimited rather than fail every request.
-    request.log.warn({ err: error }, 'rate limiter unavailable; request not limited')
-    return
-  }
+async function rateLimit (services: Services, subject: string, reply: FastifyReply): Promise<void> {
+  // Never waits on a Redis that does not answer, never fails open: the counter store falls back to
+  // this process's counters with stricter limits (docs/reliability.md "Redis down").
+  const outcome = await services.rateLimits.consume(subject)
   if (outcome === undefined) return
   if (!outcome.allowed) {
     const seconds = outcome.retryAfterSeconds

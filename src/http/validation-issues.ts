@@ -100,13 +100,19 @@ function describeItem (error: AjvIssue): Description {
   const schema = error.parentSchema ?? {}
   switch (error.keyword) {
     case 'type':
+      // Digits left as text by the coercion are an integer too long to read: out of range.
+      if (/^[0-9]+$/.test(item) && schema.maximum !== undefined) return intRange(schema, item)
       return { msg: `Each item must be a positive integer; got ${JSON.stringify(item)}`, type: 'int_parsing', ctx: { item } }
     case 'minimum':
     case 'maximum':
-      return { msg: `Each item must be an integer between ${String(schema.minimum)} and ${String(schema.maximum)}; got ${item}`, type: 'int_range', ctx: { item } }
+      return intRange(schema, item)
     case 'enum':
       return { msg: `Unknown ${schema.title ?? 'value'} ${JSON.stringify(item)}; ${schema.description ?? 'see the allowed values'}`, type: 'enum', ctx: { item, expected: schema.enum ?? [] } }
     default:
       return { msg: error.message ?? 'Invalid item', type: error.keyword, ctx: { item } }
   }
+}
+
+function intRange (schema: NonNullable<AjvIssue['parentSchema']>, item: string): Description {
+  return { msg: `Each item must be an integer between ${String(schema.minimum)} and ${String(schema.maximum)}; got ${item}`, type: 'int_range', ctx: { item } }
 }

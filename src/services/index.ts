@@ -50,6 +50,6 @@ export function createServices (deps: ServiceDeps): Services {
     posts: createPostsService({ store }),
     users: createUsersService({ store }),
     imports: createImportService({ store }),
-    health: createHealthService({ store }),
+    health: createHealthService({ store, counters }),
   }
 }

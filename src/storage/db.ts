@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import type { DatabaseConfig } from '../config/schema.js'
 import type { Database } from './database.js'
+import type { StoreDeadlines } from './deadlines.js'
 
 /**
  * Opens the store named by the configuration: better-sqlite3 for `sqlite:` URLs, a pg pool for
@@ -86,7 +87,13 @@ function preparingOnce (sqlite: SqliteDatabase.Database): SqliteDatabase.Databas
   })
 }
 
-export function createStore (config: DatabaseConfig): Store {
+export interface StoreOptions {
+  /** Bounds on every wait (src/storage/deadlines.ts); `serve` passes SERVING_DEADLINES, the CLI none. */
+  deadlines?: StoreDeadlines
+}
+
+export function createStore (config: DatabaseConfig, options: StoreOptions = {}): Store {
+  const { deadlines } = options
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(dirname(config.file), { recursive: true })
     const sqlite = new SqliteDatabase(config.file)
@@ -94,14 +101,15 @@ export function createStore (config: DatabaseConfig): Store {
     sqlite.pragma('journal_mode = WAL')
     sqlite.pragma('synchronous = NORMAL')
     sqlite.pragma('foreign_keys = ON')
-    sqlite.pragma('busy_timeout = 5000')
+    sqlite.pragma(`busy_timeout = ${deadlines?.sqliteBusyMs ?? 5000}`)
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: preparingOnce(sqlite) }) })
     let destroyed = false
     return {
       dialect: 'sqlite',
       db,
       sqlite,
-      ping: async () => { sqlite.prepare('select 1').get() },
+      // Reads the schema page, so a locked or unreadable file fails the probe (select 1 alone reads nothing).
+      ping: async () => { sqlite.prepare('select 1 from sqlite_master limit 1').get() },
       destroy: async () => {
         if (destroyed) return
         destroyed = true
@@ -115,7 +123,8 @@ export function createStore (config: DatabaseConfig): Store {
     types: pgTypes(),
     max: 10,
     // A store that does not answer must fail /health quickly rather than hang it.
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: deadlines?.acquireMs ?? 3000,
+    ...(deadlines === undefined ? {} : { statement_timeout: deadlines.statementMs, query_timeout: deadlines.queryMs }),
     ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` }),
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.

@@ -41,4 +41,12 @@ describe('auth and rate-limit configuration', () => {
     ])
     assert.deepEqual(problemsOf({ JWT_ALGORITHM: 'RS256' }), ['JWT_ALGORITHM must be one of HS256, HS384, HS512 (got "RS256")'])
   })
+
+  it('reads REDIS_FALLBACK_DIVISOR (default 2, 1 to 1000)', () => {
+    assert.equal(loadConfig({}).redisFallbackDivisor, 2)
+    assert.equal(loadConfig({ REDIS_FALLBACK_DIVISOR: '4' }).redisFallbackDivisor, 4)
+    for (const bad of ['0', '1001', '1.5', 'two']) {
+      assert.deepEqual(problemsOf({ REDIS_FALLBACK_DIVISOR: bad }), [`REDIS_FALLBACK_DIVISOR must be an integer from 1 to 1000 (got "${bad}")`])
+    }
+  })
 })

@@ -27,13 +27,17 @@ export async function buildTestApp (store: Store, env: Record<string, string> = 
 export interface TestAppOptions {
   /** The clock of the access caches (see testClock). */
   clock?: Clock
+  /** Log with the production logger into these captured lines (see captureLogs). */
+  logs?: CapturedLogs
 }
 
 /** The same, not yet ready, so a test can add routes of its own first. */
 export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<FastifyInstance> {
-  const config = testConfig(env)
+  const { clock, logs } = options
+  const config = testConfig(logs === undefined ? env : { LOG_LEVEL: 'info', ...env })
   const counters = createCounterStore(config)
-  const app = await buildApp(config, { services: createServices({ config, store, counters, clock: options.clock }), logger: false })
+  const logging = logs === undefined ? { logger: false } : { logStream: logs.stream }
+  const app = await buildApp(config, { services: createServices({ config, store, counters, clock }), ...logging })
   app.addHook('onClose', async () => { await counters.close() })
   return app
 }
@@ -42,4 +46,27 @@ export async function buildUnreadyTestApp (store: Store, env: Record<string, str
 export function testClock (): Clock & { advance: (ms: number) => void } {
   let now = 1_000_000
   return { now: () => now, advance: (ms) => { now += ms } }
+}
+
+/** The JSON lines the production logger writes, captured (pass to buildLoggedTestApp). */
+export interface CapturedLogs {
+  stream: { write: (line: string) => void }
+  /** Every line written so far, as written. */
+  lines: string[]
+  /** The lines parsed. */
+  records: () => Array<Record<string, unknown>>
+}
+
+export function captureLogs (): CapturedLogs {
+  const lines: string[] = []
+  return {
+    stream: { write: (line: string) => { lines.push(line) } },
+    lines,
+    records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  }
+}
+
+/** buildTestApp with the production logger (LOG_LEVEL info unless env says otherwise), its lines captured. */
+export async function buildLoggedTestApp (store: Store, env: Record<string, string>, logs: CapturedLogs): Promise<FastifyInstance> {
+  return await buildTestApp(store, env, { logs })
 }

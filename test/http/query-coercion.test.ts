@@ -14,13 +14,13 @@ describe('coerceQuery', () => {
   })
 
   it('leaves every item that is not plain digits as text, for the schema to refuse', () => {
-    for (const [raw, items] of [['1,,2', [1, '', 2]], ['1,', [1, '']], ['-1', ['-1']], ['+1', ['+1']], ['1.5', ['1.5']], ['0x10', ['0x10']], ['1e3', ['1e3']]] as const) {
+    for (const [raw, items] of [['1,,2', [1, '', 2]], ['1,', [1, '']], ['-1', ['-1']], ['+1', ['+1']], ['1.5', ['1.5']], ['0x10', ['0x10']], ['1e3', ['1e3']], ['9007199254740993', ['9007199254740993']], ['1,' + '9'.repeat(400), [1, '9'.repeat(400)]]] as const) {
       assert.deepEqual(coerceQuery({ brand_id: raw }, AnalyticsQuery).brand_id, items, raw)
     }
   })
 
   it('reads an integer parameter only from decimal digits (a sign is left to the range check)', () => {
-    for (const [raw, value] of [['10', 10], ['007', 7], ['-1', -1], ['0x10', '0x10'], ['0b11', '0b11'], ['1e2', '1e2'], ['1.0', '1.0'], [' 5', ' 5'], ['', '']] as const) {
+    for (const [raw, value] of [['10', 10], ['007', 7], ['-1', -1], ['0x10', '0x10'], ['0b11', '0b11'], ['1e2', '1e2'], ['1.0', '1.0'], [' 5', ' 5'], ['', ''], ['9'.repeat(400), Number.MAX_VALUE], ['-' + '9'.repeat(400), -Number.MAX_VALUE]] as const) {
       assert.deepEqual(coerceQuery({ limit: raw }, PostsQuery).limit, value, raw)
     }
   })

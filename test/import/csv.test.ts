@@ -102,6 +102,19 @@ for (const dialect of DIALECTS) {
       assert.equal((await dailyRow(store, 'fb', 10, '2026-11-02'))?.views, 6)
     })
 
+    it('lets the name decide only when the first line is neither format', async () => {
+      const { store } = testStore
+      const setup = files.write('setup.ndjson', ndjson({ kind: 'brand', brand_id: 1, brand_name: 'A' }, { kind: 'account', platform: 'fb', account_id: 10, brand_id: 1, account_name: 'A' }))
+      const csvAsNdjson = files.write('daily.ndjson', 'platform,account_id,date,views\nfb,10,2026-11-03,7\n')
+      assert.deepEqual((await importFiles(store, [setup, csvAsNdjson])).errors, [])
+      assert.equal((await dailyRow(store, 'fb', 10, '2026-11-03'))?.views, 7)
+      const damaged = files.write('damaged.jsonl', 'NaN\n' + ndjson({ kind: 'daily', platform: 'fb', account_id: 10, date: '2026-11-04', views: 1 }))
+      const outcome = await importFiles(store, [damaged])
+      assert.equal(outcome.errors.length, 1)
+      assert.match(outcome.errors[0] ?? '', new RegExp(`^${damaged.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: invalid JSON: `))
+      assert.equal(await dailyRow(store, 'fb', 10, '2026-11-04'), undefined)
+    })
+
     it('says what a file that is neither format should look like', async () => {
       const { store } = testStore
       const prose = files.write('notes.txt', 'these are not records\n')

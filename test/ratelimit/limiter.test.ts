@@ -2,6 +2,8 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { MemoryCounterStore } from '../../src/storage/counters/counter-store.js'
 import { FixedWindowLimiter } from '../../src/services/ratelimit/limiter.js'
+import { fallbackLimit } from '../../src/services/ratelimit/fallback-limits.js'
+import { ResilientCounterStore } from '../../src/storage/counters/resilient-counter-store.js'
 
 /** The two-window fixed limiter on a fake clock (DECISIONS.md §4, §10). */
 
@@ -88,15 +90,121 @@ describe('MemoryCounterStore', () => {
   it('expires counters and flags at their time, and sweeps expired entries', async () => {
     const time = clock()
     const store = new MemoryCounterStore(time.now)
-    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 1000 }]), [1])
-    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 9000 }]), [2])
-    assert.deepEqual(await store.remainingMs(['a', 'missing']), [1000, 0])
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 1000 }]), { values: [1], fallback: false })
+    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 9000 }]), { values: [2], fallback: false })
+    assert.deepEqual([store.remainingMs('a'), store.remainingMs('missing')], [1000, 0])
     time.advance(1000)
-    assert.deepEqual(await store.remainingMs(['a']), [0])
-    assert.deepEqual(await store.increment([{ key: 'a', expiresAtMs: START + 5000 }]), [1])
+    assert.equal(store.remainingMs('a'), 0)
+    assert.deepEqual((await store.increment([{ key: 'a', expiresAtMs: START + 5000 }])).values, [1])
     for (let i = 0; i < 2000; i++) await store.increment([{ key: `k${i}`, expiresAtMs: START + 1500 }])
     time.advance(1000)
-    for (let i = 0; i < 1000; i++) await store.setUntil(`f${i}`, START + 60_000)
+    for (let i = 0; i < 1000; i++) await store.increment([{ key: `f${i}`, expiresAtMs: START + 60_000 }])
     assert.ok(store.size <= 1001 + 1, `expired entries were not swept (size ${store.size})`)
+  })
+
+  it('reserves only below the limit and while no flag lives, settles into a flag, releases counts', async () => {
+    const time = clock()
+    const store = new MemoryCounterStore(time.now)
+    const counter = { key: 'fail', expiresAtMs: START + 10_000, limit: 2, fallbackLimit: 1 }
+    const request = { flags: ['lock'], counters: [counter], blockedForMs: 7000 }
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    // At the limit: refused, nothing counted, the wait is the one given.
+    assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 7000, fallback: false })
+    await store.release(['fail'])
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    const settle = { counter: 'fail', limit: 2, fallbackLimit: 1, flag: 'lock', flagExpiresAtMs: START + 3000 }
+    await store.settle([settle])
+    assert.equal(store.remainingMs('fail'), 0, 'the counter starts again after the lock')
+    assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 3000, fallback: false })
+    time.advance(3000)
+    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+    // Below the limit, settling sets nothing.
+    await store.settle([settle])
+    assert.equal(store.remainingMs('lock'), 0)
+  })
+})
+
+describe('ResilientCounterStore (a primary that fails, then answers again)', () => {
+  /** A stand-in for Redis that fails while `down` is true. */
+  function flakyPrimary () {
+    const inner = new MemoryCounterStore()
+    const state = { down: false, calls: 0 }
+    const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+      state.calls += 1
+      if (state.down) throw new Error('connection refused')
+      return await run()
+    }
+    const primary = {
+      increment: async (counters: Parameters<MemoryCounterStore['increment']>[0]) => await guard(async () => await inner.increment(counters)),
+      reserve: async (request: Parameters<MemoryCounterStore['reserve']>[0]) => await guard(async () => await inner.reserve(request)),
+      settle: async (entries: Parameters<MemoryCounterStore['settle']>[0]) => await guard(async () => await inner.settle(entries)),
+      release: async (keys: readonly string[]) => await guard(async () => await inner.release(keys)),
+      delete: async (keys: readonly string[]) => await guard(async () => await inner.delete(keys)),
+      ping: async () => { await guard(async () => {}) },
+      close: async () => {},
+    }
+    return { primary, state }
+  }
+
+  it('falls back at the first failure, with fallback limits and the flag set, logs once, asks the primary nothing more until a probe answers', async () => {
+    const { primary, state } = flakyPrimary()
+    const store = new ResilientCounterStore(primary, new MemoryCounterStore(), 20)
+    const events: string[] = []
+    store.watch((event) => events.push(event.state))
+    try {
+      const counter = { key: 'fail', expiresAtMs: Date.now() + 60_000, limit: 4, fallbackLimit: 2 }
+      const request = { flags: ['lock'], counters: [counter], blockedForMs: 1000 }
+      assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+      state.down = true
+      assert.deepEqual(await store.reserve(request), { granted: true, fallback: true })
+      const callsWhenDown = state.calls
+      assert.deepEqual(await store.reserve(request), { granted: true, fallback: true })
+      // The fallback limit (2) applies to what memory counted.
+      assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 1000, fallback: true })
+      assert.deepEqual((await store.increment([{ key: 'rl', expiresAtMs: Date.now() + 60_000 }])), { values: [1], fallback: true })
+      assert.ok(state.calls - callsWhenDown <= 2, 'requests in fallback do not wait for the primary (only probes call it)')
+      assert.deepEqual(events, ['fallback'])
+      state.down = false
+      const deadline = Date.now() + 5000
+      while (store.inFallback && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      assert.equal(store.inFallback, false)
+      assert.deepEqual(events, ['fallback', 'shared'])
+      assert.deepEqual((await store.increment([{ key: 'rl', expiresAtMs: Date.now() + 60_000 }])).fallback, false)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('keeps refusing a key locked in memory after the primary is back', async () => {
+    const { primary, state } = flakyPrimary()
+    const store = new ResilientCounterStore(primary, new MemoryCounterStore(), 20)
+    try {
+      state.down = true
+      await store.settle([{ counter: 'fail', limit: 0, fallbackLimit: 0, flag: 'lock', flagExpiresAtMs: Date.now() + 60_000 }])
+      state.down = false
+      const deadline = Date.now() + 5000
+      while (store.inFallback && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      const outcome = await store.reserve({ flags: ['lock'], counters: [], blockedForMs: 1 })
+      assert.equal(outcome.granted, false)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('fallback limits', () => {
+  it('divides, rounds down, never below 1, keeps 0 (a window turned off)', () => {
+    assert.deepEqual([fallbackLimit(600, 2), fallbackLimit(10, 3), fallbackLimit(1, 2), fallbackLimit(0, 2), fallbackLimit(7, 1)], [300, 3, 1, 0, 7])
+  })
+
+  it('the limiter reports the divided limits when the store answered from the fallback', async () => {
+    const time = clock()
+    const fallbackStore = { increment: async () => ({ values: [1, 1], fallback: true }) } as unknown as MemoryCounterStore
+    const limiter = new FixedWindowLimiter(fallbackStore, { perMinute: 600, perHour: 20000 }, time.now, 2)
+    const outcome = await limiter.consume('user:a')
+    assert.equal(outcome.headers['x-ratelimit-limit-minutely'], '300')
+    assert.equal(outcome.headers['x-ratelimit-remaining-minutely'], '299')
+    assert.equal(outcome.headers['x-ratelimit-limit-hourly'], '10000')
   })
 })

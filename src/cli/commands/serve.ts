@@ -2,17 +2,25 @@ import type { AddressInfo } from 'node:net'
 import type { Command } from 'commander'
 import type { FastifyInstance } from 'fastify'
 import { loadConfig, resolveJwtSecret } from '../../config/load.js'
+import type { ResolvedConfig } from '../../config/schema.js'
 import { buildApp } from '../../http/app.js'
 import { prepareDemoDatabase, type DemoAccess } from '../../services/demo/first-start.js'
 import { createServices } from '../../services/index.js'
 import { createCounterStore } from '../../storage/counters/index.js'
-import { createStore } from '../../storage/db.js'
+import { createStore, type Store } from '../../storage/db.js'
+import { SERVING_DEADLINES } from '../../storage/deadlines.js'
 import { migrateToLatest } from '../../storage/migrate.js'
 import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
 import { say, type CliIo } from '../io.js'
 
-/** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
-const SHUTDOWN_GRACE_MS = 10_000
+/**
+ * The longest a shutdown takes (docs/reliability.md "Shutdown"): from SIGTERM/SIGINT to exit,
+ * whatever the stores do. In-flight requests have until CLOSE_RESERVE_MS before the end, then
+ * their connections are cut; the stores then have what is left to close, and at the end the
+ * process exits anyway (code 1), so a hung database or Redis cannot hold it.
+ */
+export const SHUTDOWN_GRACE_MS = 10_000
+const CLOSE_RESERVE_MS = 1_000
 
 export interface RunningServer {
   app: FastifyInstance
@@ -39,13 +47,17 @@ export function registerServeCommand (program: Command, io: CliIo): void {
  */
 export async function startServer (io: CliIo): Promise<RunningServer> {
   const config = resolveJwtSecret(loadConfig(io.env))
-  const store = createStore(config.database)
+  let demo: DemoAccess | undefined
+  // Requests are answered from a store whose every wait is bounded (src/storage/deadlines.ts);
+  // migrations and demo data may run long, so they run first on a store of their own without
+  // those deadlines (except for an in-memory SQLite database, which only one connection can see).
+  const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:'
+  if (!inMemory) demo = await setUp(createStore(config.database), config, io)
+  const store = createStore(config.database, { deadlines: SERVING_DEADLINES })
   const counters = createCounterStore(config)
   let app: FastifyInstance
-  let demo: DemoAccess | undefined
   try {
-    await migrateToLatest(store)
-    if (config.isDefaultDatabase) demo = await prepareDemoDatabase(store, config, (line) => say(io, line))
+    if (inMemory) demo = await setUp(store, config, io, { keepOpen: true })
     app = await buildApp(config, { services: createServices({ config, store, counters }) })
   } catch (error) {
     await counters.close()
@@ -71,13 +83,33 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
     })
     await closing
   }
+  let signalled = false
   const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) return
+    signalled = true
     app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    // Requests still running after the grace period are cut, so a stuck one cannot block the stop.
-    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref()
+    // A keep-alive connection whose request finishes during the shutdown is closed then, not at the end of the grace period.
+    setInterval(() => app.server.closeIdleConnections(), 200).unref()
+    // Requests still running near the end of the grace period are cut, so a stuck one cannot block the stop.
+    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS - CLOSE_RESERVE_MS).unref()
+    // A store that does not answer keeps its sockets (and so the process) open: the bound holds anyway.
+    setTimeout(() => {
+      app.log.error({ signal, grace_ms: SHUTDOWN_GRACE_MS }, 'shutdown grace period over: exiting with connections still open')
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS).unref()
     close().catch((error: unknown) => app.log.error({ err: error }, 'shutdown failed'))
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   return { app, url, closed, close }
+}
+
+/** Migrations, then the demo data on the embedded default database; closes the store unless told. */
+async function setUp (store: Store, config: ResolvedConfig, io: CliIo, options: { keepOpen?: boolean } = {}): Promise<DemoAccess | undefined> {
+  try {
+    await migrateToLatest(store)
+    return config.isDefaultDatabase ? await prepareDemoDatabase(store, config, (line) => say(io, line)) : undefined
+  } finally {
+    if (options.keepOpen !== true) await store.destroy()
+  }
 }

@@ -28,8 +28,25 @@ const BOOLEAN_WORDS = new Map<string, boolean>([
   ['false', false], ['0', false], ['no', false], ['off', false],
 ])
 
+/**
+ * Digits beyond 2^53 − 1 stay text: as a number they would be rounded (or Infinity), and the 422
+ * must quote the item the client sent (validation-issues.ts reports them as `int_range`).
+ */
+function listInteger (raw: string): unknown {
+  if (!LIST_INTEGER.test(raw)) return raw
+  const value = Number(raw)
+  return Number.isSafeInteger(value) ? value : raw
+}
+
+/** A scalar integer too long for a double is beyond any range: the largest double of its sign. */
+function scalarInteger (raw: string): unknown {
+  if (!SCALAR_INTEGER.test(raw)) return raw
+  const value = Number(raw)
+  return Number.isFinite(value) ? value : (raw.startsWith('-') ? -Number.MAX_VALUE : Number.MAX_VALUE)
+}
+
 function itemCoercer (items: PropertySchema | undefined): Coercer {
-  if (items?.type === 'integer') return (raw) => LIST_INTEGER.test(raw) ? Number(raw) : raw
+  if (items?.type === 'integer') return listInteger
   if (items?.type === 'string' && Array.isArray(items.enum)) return (raw) => raw.toLowerCase()
   return (raw) => raw
 }
@@ -37,7 +54,7 @@ function itemCoercer (items: PropertySchema | undefined): Coercer {
 function coercerFor (schema: PropertySchema): Coercer | undefined {
   switch (schema.type) {
     case 'integer':
-      return (raw) => SCALAR_INTEGER.test(raw) ? Number(raw) : raw
+      return scalarInteger
     case 'boolean':
       return (raw) => BOOLEAN_WORDS.get(raw.toLowerCase()) ?? raw
     case 'array': {

@@ -18,7 +18,7 @@ export interface AuthService {
 export function createAuthService (deps: { config: ResolvedConfig, store: Store, counters: CounterStore, clock?: Clock }): AuthService {
   const { config, store, counters } = deps
   const tokens = createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds })
-  const lockout = new LoginLockout(counters, config.login)
+  const lockout = new LoginLockout(counters, config.login, config.redisFallbackDivisor)
   const loginDeps = { db: store.db, tokens, lockout, tokenTtlSeconds: config.tokenTtlSeconds }
   // Keyed by user and credential; a NUL cannot occur in either (ids and keys are issued by us).
   const standing = createAccessCache(async (key) => {

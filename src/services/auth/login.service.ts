@@ -9,7 +9,8 @@ import type { TokenService } from './tokens.js'
 /**
  * POST /auth/login (docs/api-reference.md "Authentication"), in the order the contract implies (the body's shape, 422, is
  * the route's schema): the key formats (401 "Malformed …", not counted as failures), the lockout (TOO_MANY_ATTEMPTS,
- * even for a correct pair), the pair itself (counted when wrong), and finally a disabled user (403).
+ * even for a correct pair; the attempt is counted in the same step), the pair itself (the count stays when wrong), and
+ * finally a disabled user (403).
  */
 
 export const LOGIN_DETAILS = {
@@ -54,21 +55,30 @@ export async function login (deps: LoginDeps, pair: KeyPair, ip: string): Promis
   if (!CLIENT_KEY_PATTERN.test(clientKey)) throw invalidCredentials(LOGIN_DETAILS.malformedClientKey)
   if (!SECRET_KEY_PATTERN.test(secretKey)) throw invalidCredentials(LOGIN_DETAILS.malformedSecretKey)
 
-  const lock = await deps.lockout.check(clientKey, ip)
+  // The lock check and the count of this attempt are one atomic step (lockout.ts): concurrent
+  // wrong logins cannot all pass the check before any of them is counted.
+  const lock = await deps.lockout.begin(clientKey, ip)
   if (lock.locked) {
     throw new AppError('TOO_MANY_ATTEMPTS', LOGIN_DETAILS.tooManyAttempts, {
       headers: { 'www-authenticate': 'Bearer', 'retry-after': String(lock.retryAfterSeconds) },
     })
   }
 
-  const credential = await findActiveCredential(deps.db, clientKey)
+  let credential: Awaited<ReturnType<typeof findActiveCredential>>
+  try {
+    credential = await findActiveCredential(deps.db, clientKey)
+  } catch (error) {
+    // Not judged, so not a failure: a database outage must not lock partners out.
+    await deps.lockout.abandon(clientKey, ip)
+    throw error
+  }
   const matches = secretMatches(secretKey, credential?.secret_digest ?? UNKNOWN_KEY_DIGEST)
   if (credential === undefined || !matches) {
     await deps.lockout.recordFailure(clientKey, ip)
     throw invalidCredentials(LOGIN_DETAILS.invalidPair)
   }
 
-  await deps.lockout.recordSuccess(clientKey)
+  await deps.lockout.recordSuccess(clientKey, ip)
   const user = await findUserById(deps.db, credential.user_id)
   // Cannot be missing (credentials cascade with their user), but never issue a token for nobody.
   if (user === undefined) throw invalidCredentials(LOGIN_DETAILS.invalidPair)

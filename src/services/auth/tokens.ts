@@ -1,4 +1,4 @@
-import { createSigner, createVerifier, TokenError } from 'fast-jwt'
+import { createSigner, createVerifier } from 'fast-jwt'
 import type { JwtAlgorithm } from '../../config/schema.js'
 import { AppError } from '../../domain/errors.js'
 
@@ -38,28 +38,72 @@ export interface TokenService {
   verify: (token: string) => TokenClaims
 }
 
-export function createTokenService (options: TokenServiceOptions): TokenService {
+/** How far in the future an `iat` may be: the clocks of several instances differ a little. */
+export const MAX_CLOCK_SKEW_SECONDS = 60
+
+/** Longer than any token we issue (about 250 characters): refused before any parsing. */
+export const MAX_TOKEN_LENGTH = 4096
+
+/** Longest string claim we would issue (`sub`, `cid` are under 30 characters). */
+const MAX_STRING_CLAIM_LENGTH = 128
+
+/** C0 controls, DEL and C1 controls: never in a claim we issue, and NUL is refused by PostgreSQL. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
+
+export function createTokenService (options: TokenServiceOptions, now: () => number = Date.now): TokenService {
   const signer = createSigner({ key: options.secret, algorithm: options.algorithm, expiresIn: options.ttlSeconds * 1000 })
   const verifier = createVerifier({
     key: options.secret,
     algorithms: [options.algorithm],
-    requiredClaims: ['sub', 'cid', 'exp'],
+    requiredClaims: ['sub', 'cid', 'iat', 'exp'],
+    // Expiry is judged below, after the claims are known to be ones we could have issued.
+    ignoreExpiration: true,
   })
 
   return {
     issue: (claims) => signer({ sub: claims.sub, cid: claims.cid }),
     verify: (token) => {
+      if (token.length > MAX_TOKEN_LENGTH) throw tokenInvalid()
       let payload: Record<string, unknown>
       try {
+        // fast-jwt checks the signature (and the algorithm) before it looks at any claim.
         payload = verifier(token) as Record<string, unknown>
-      } catch (error) {
-        if (error instanceof TokenError && error.code === TokenError.codes.expired) {
-          throw new AppError('TOKEN_EXPIRED', TOKEN_EXPIRED_DETAIL, { headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE } })
-        }
+      } catch {
         throw tokenInvalid()
       }
-      if (typeof payload.sub !== 'string' || typeof payload.cid !== 'string') throw tokenInvalid()
-      return { sub: payload.sub, cid: payload.cid }
+      const claims = issuedClaims(payload, options.ttlSeconds, now())
+      if (claims === undefined) throw tokenInvalid()
+      if (now() > claims.exp * 1000) {
+        throw new AppError('TOKEN_EXPIRED', TOKEN_EXPIRED_DETAIL, { headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE } })
+      }
+      return { sub: claims.sub, cid: claims.cid }
     },
   }
+}
+
+/**
+ * The claims of a correctly signed token, if they are claims this service would issue
+ * (docs/authentication.md "Tokens"): tokens are only ever issued here, so anything else means a
+ * leaked key or a bug, and is refused before any value reaches the store.
+ * - `iat` and `exp` whole numbers (not 1.5, not 1e400 = Infinity), `iat` not more than
+ *   MAX_CLOCK_SKEW_SECONDS ahead, `exp` after `iat` by at most the configured lifetime;
+ * - `nbf`, if present, a whole number too (fast-jwt has already checked it has passed);
+ * - every string claim 1 to 128 characters without control characters.
+ */
+function issuedClaims (payload: Record<string, unknown>, ttlSeconds: number, nowMs: number): (TokenClaims & { iat: number, exp: number }) | undefined {
+  const { sub, cid, iat, exp, nbf } = payload
+  if (typeof sub !== 'string' || typeof cid !== 'string') return undefined
+  if (!isWholeSeconds(iat) || !isWholeSeconds(exp)) return undefined
+  if (nbf !== undefined && !isWholeSeconds(nbf)) return undefined
+  if (iat * 1000 > nowMs + MAX_CLOCK_SKEW_SECONDS * 1000) return undefined
+  if (exp <= iat || exp - iat > ttlSeconds) return undefined
+  for (const value of Object.values(payload)) {
+    if (typeof value === 'string' && (value.length === 0 || value.length > MAX_STRING_CLAIM_LENGTH || CONTROL_CHARACTER.test(value))) return undefined
+  }
+  return { sub, cid, iat, exp }
+}
+
+function isWholeSeconds (value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 }

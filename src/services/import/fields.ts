@@ -67,15 +67,21 @@ export function checkMoney (field: string, value: unknown): Checked<number | nul
   return Number(micros)
 }
 
+/** PostgreSQL text cannot hold U+0000: such a value is refused here, with its line, not by the store. */
+function nulError (field: string, value: string): FieldError | undefined {
+  return value.includes('\u0000') ? new FieldError(`${field} must not contain the NUL character (got ${show(value)})`) : undefined
+}
+
 /** A required, non-empty string (surrounding blanks are kept: names are stored as given). */
 export function checkName (field: string, value: unknown): Checked<string> {
   if (typeof value !== 'string' || value.trim() === '') return new FieldError(`${field} must be a non-empty string (got ${show(value)})`)
-  return value
+  return nulError(field, value) ?? value
 }
 
 /** An optional text: null or a string. */
 export function checkText (field: string, value: unknown): Checked<string | null> {
-  if (value === null || typeof value === 'string') return value
+  if (value === null) return value
+  if (typeof value === 'string') return nulError(field, value) ?? value
   return new FieldError(`${field} must be a string or null (got ${show(value)})`)
 }
 

@@ -6,16 +6,29 @@ import { FIELDS_OF } from './validate-record.js'
 
 /**
  * Import files as record sources, streamed line by line (constant memory at any size). The
- * content decides the format, not the name: a file whose first record starts with `{` is NDJSON;
- * anything else is CSV of daily rows (docs/import.md), whose header must then name daily fields.
+ * content decides the format where it can: a first record starting with `{` or `[` is NDJSON, and
+ * a first line that is a valid CSV header of daily fields is CSV, whatever the file is called.
+ * Otherwise (a damaged first line) the name decides: `.ndjson`, `.jsonl` or `.json` is NDJSON, so
+ * that line is reported as the bad JSON it is; anything else is CSV, whose header error says what
+ * the formats look like (docs/import.md "Which format a file is").
  */
 export function fileSource (path: string): RecordSource {
-  return { name: path, read: () => (looksLikeCsv(path) ? readCsv(path) : readNdjson(path)) }
+  return { name: path, read: () => (isCsv(path) ? readCsv(path) : readNdjson(path)) }
 }
 
-/** Whether the first non-blank character of the file (after a BOM) is something other than `{` or `[`. */
-function looksLikeCsv (path: string): boolean {
-  const head = Buffer.alloc(4096)
+const NDJSON_NAME = /\.(?:ndjson|jsonl|json)$/i
+
+function isCsv (path: string): boolean {
+  const head = firstLine(path)
+  if (head === undefined || head.startsWith('{') || head.startsWith('[')) return false
+  const columns = head.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
+  if (headerProblem(columns) === undefined) return true
+  return !NDJSON_NAME.test(path)
+}
+
+/** The file's first non-blank line (after a BOM), from its first 64 KB; undefined for a blank file. */
+function firstLine (path: string): string | undefined {
+  const head = Buffer.alloc(65_536)
   const fd = openSync(path, 'r')
   let length: number
   try {
@@ -23,8 +36,7 @@ function looksLikeCsv (path: string): boolean {
   } finally {
     closeSync(fd)
   }
-  const first = /[^\s\uFEFF]/.exec(head.subarray(0, length).toString('utf8'))?.[0]
-  return first !== undefined && first !== '{' && first !== '['
+  return head.subarray(0, length).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).map((line) => line.trim()).find((line) => line !== '')
 }
 
 async function * readNdjson (path: string): AsyncIterable<RawRecord> {
@@ -89,9 +101,9 @@ async function * readCsv (path: string): AsyncIterable<RawRecord> {
   input.pipe(parser)
   // A quoting error leaves the parser unsure where records start, so it ends the file; records
   // before it are still checked. csv-parse reports it (as a "skip") before we read those records.
-  let fatal: { line: number, message: string } | undefined
+  let fatal: { line: number, message: string, unclosedQuote: boolean } | undefined
   parser.on('skip', (error: CsvError & { lines?: number }) => {
-    fatal ??= { line: error.lines ?? 1, message: `invalid CSV: ${error.message}` }
+    fatal ??= { line: error.lines ?? 1, message: `invalid CSV: ${error.message}`, unclosedQuote: error.code === 'CSV_QUOTE_NOT_CLOSED' }
   })
   let nextLine = 1
   let header: string[] | undefined
@@ -118,7 +130,10 @@ async function * readCsv (path: string): AsyncIterable<RawRecord> {
         ? { line, value }
         : { line, parseError: `a CSV file holds daily rows only (got kind ${JSON.stringify(value.kind)})` }
     }
-    if (fatal !== undefined) yield { line: fatal.line, parseError: fatal.message }
+    // A quote never closed runs to the end of the file, where csv-parse notices it: name the line
+    // the unfinished record starts on (the first one not read), where the stray quote is.
+    if (fatal?.unclosedQuote === true && nextLine <= fatal.line) yield { line: nextLine, parseError: 'invalid CSV: a quoted cell opened on this line is never closed' }
+    else if (fatal !== undefined) yield { line: fatal.line, parseError: fatal.message }
   } finally {
     input.destroy()
     parser.destroy()

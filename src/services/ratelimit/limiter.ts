@@ -1,4 +1,5 @@
 import type { CounterStore } from '../../storage/counters/counter-store.js'
+import { fallbackLimit } from './fallback-limits.js'
 
 /**
  * Fixed-window rate limiting over two windows at once, a minute and an hour (docs/api-reference.md "Rate limiting").
@@ -30,12 +31,18 @@ interface Window {
 
 export class FixedWindowLimiter {
   private readonly windows: Window[]
+  private readonly fallbackWindows: Window[]
 
-  constructor (private readonly store: CounterStore, limits: RateLimits, private readonly now: () => number = Date.now) {
+  /**
+   * @param fallbackDivisor while Redis does not answer, each window's limit is divided by this
+   *   (src/services/ratelimit/fallback-limits.ts); the headers then show the stricter limit in force.
+   */
+  constructor (private readonly store: CounterStore, limits: RateLimits, private readonly now: () => number = Date.now, fallbackDivisor = 1) {
     this.windows = [
       { name: 'minutely', seconds: 60, limit: limits.perMinute },
       { name: 'hourly', seconds: 3600, limit: limits.perHour },
     ]
+    this.fallbackWindows = this.windows.map((window) => ({ ...window, limit: fallbackLimit(window.limit, fallbackDivisor) }))
   }
 
   /** False when both windows are off: nothing is counted and no header is sent. */
@@ -52,12 +59,13 @@ export class FixedWindowLimiter {
       const index = Math.floor(now / (window.seconds * 1000))
       return { window, endMs: (index + 1) * window.seconds * 1000, key: `rl:${subject}:${window.name}:${index}` }
     })
-    const counts = await this.store.increment(spans.map((span) => ({ key: span.key, expiresAtMs: span.endMs })))
+    const result = await this.store.increment(spans.map((span) => ({ key: span.key, expiresAtMs: span.endMs })))
 
     const headers: Record<string, string> = {}
     let retryAfterSeconds = 0
-    spans.forEach(({ window, endMs }, i) => {
-      const count = counts[i] ?? 0
+    spans.forEach(({ window: configured, endMs }, i) => {
+      const window = result.fallback ? this.fallbackWindows.find((candidate) => candidate.name === configured.name) ?? configured : configured
+      const count = result.values[i] ?? 0
       if (window.name === 'hourly') {
         headers['x-usage-total'] = String(count)
         headers['x-usage-period'] = 'hourly'

@@ -101,6 +101,8 @@ export interface components {
             /** @description Service version */
             version: string;
             database: "ok" | "unreachable";
+            /** @description Whether the shared rate-limit and lockout store answers; present only when the service is configured with one */
+            redis?: "ok" | "unreachable";
             /** @description Seconds since the process started */
             uptime_s: number;
         };

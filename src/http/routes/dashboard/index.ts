@@ -36,8 +36,10 @@ export async function dashboardRoutes (app: FastifyInstance, options: { assetsDi
   const root = options.assetsDir ?? DASHBOARD_ASSETS_DIR
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('content-security-policy', DASHBOARD_CSP)
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('referrer-policy', 'no-referrer')
+    // The API's no-store would stop browsers caching the page's hashed assets: caching is
+    // decided per file below (the page holds no partner data; its figures come from the API).
+    reply.removeHeader('cache-control')
+    reply.removeHeader('pragma')
   })
 
   // Keep the query string: it holds the dashboard's filters (never a secret).

@@ -10,6 +10,10 @@ import { openApiDocumentRoute } from './openapi-document.js'
  */
 export async function docsRoutes (app: FastifyInstance): Promise<void> {
   await app.register(openApiDocumentRoute)
+  // The page's own policy (staticCSP below) allows same-origin framing; X-Frame-Options agrees.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/docs')) reply.header('x-frame-options', 'SAMEORIGIN')
+  })
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
     uiConfig: {

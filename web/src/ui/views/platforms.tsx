@@ -3,7 +3,7 @@ import { COMPARE_METRICS, type CompareMetric } from '../../model/filters.js'
 import { describeChange, formatDecimal2, formatInteger, formatRatioAsPercent, NO_VALUE } from '../../model/format.js'
 import { PLATFORMS, platformName } from '../../model/platforms.js'
 import { analyticsExportArgs, platformQuery } from '../../model/queries.js'
-import { aggregateReportRows } from '../../../../packages/client/src/export/sources.js'
+import { csvRowsOf } from '../agg-csv.js'
 import { DownloadCsv } from '../download-csv.js'
 import { useAgg } from '../loads.js'
 import { MetricCell } from '../metric-cell.js'
@@ -42,7 +42,7 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
     <section class='panel' aria-labelledby='platforms-title'>
       <div class='panel-head'>
         <h2 id='platforms-title'>Platforms compared</h2>
-        {current.status === 'done' && <DownloadCsv rows={[...aggregateReportRows(current.value)]} filename={`analytics-agg-by-platform-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
+        {current.status === 'done' && <DownloadCsv rows={csvRowsOf(current.value)} filename={`analytics-agg-by-platform-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
       </div>
       <div class='pickers'>
         <label for='compare-metric'>Metric</label>

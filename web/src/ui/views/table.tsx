@@ -1,7 +1,7 @@
 import { formatDecimal2, formatInteger, formatRatioAsPercent, formatUpTo2 } from '../../model/format.js'
 import { platformName } from '../../model/platforms.js'
 import { analyticsExportArgs, tableQuery } from '../../model/queries.js'
-import { aggregateReportRows } from '../../../../packages/client/src/export/sources.js'
+import { csvRowsOf } from '../agg-csv.js'
 import { DownloadCsv } from '../download-csv.js'
 import { useAgg } from '../loads.js'
 import { MetricCell } from '../metric-cell.js'
@@ -32,7 +32,7 @@ export function TableView ({ period, scope, revision }: ViewProps) {
     <section class='panel' aria-labelledby='table-title'>
       <div class='panel-head'>
         <h2 id='table-title'>Totals by {scope.account_id !== undefined ? 'account' : scope.split_by_platform === true ? 'platform' : 'brand'}</h2>
-        {state.status === 'done' && <DownloadCsv rows={[...aggregateReportRows(state.value)]} filename={`analytics-agg-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
+        {state.status === 'done' && <DownloadCsv rows={csvRowsOf(state.value)} filename={`analytics-agg-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
       </div>
       {state.status === 'loading' && <Loading label='Loading the totals' />}
       {state.status === 'error' && <ProblemNotice problem={state.problem} />}

@@ -1,0 +1,148 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { REDIS_DEADLINES } from '../../src/storage/counters/redis-counter-store.js'
+import { buildLoggedTestApp, captureLogs, type CapturedLogs } from '../helpers/app.js'
+import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
+import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
+import { awaitRoomInMinute } from '../helpers/redis.js'
+import { startPrivateRedis, waitFor, type PrivateRedis } from '../helpers/processes.js'
+import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
+
+/**
+ * Redis hung (SIGSTOP) or gone (SIGKILL), on a redis-server the test starts itself (issue 11.1 and
+ * the Redis-down policy of docs/reliability.md): protected requests and logins are answered within
+ * the command timeout (1 s) plus a margin, limited by in-process counters with the limits
+ * divided by REDIS_FALLBACK_DIVISOR (2) — never unlimited, never a 500 —, /health says 503 with
+ * `redis: unreachable`, each switch is logged once, and everything returns to Redis when it answers
+ * again, without a restart. Before: requests and logins waited as long as Redis was frozen and
+ * /health said 200; with Redis stopped, logins answered 500.
+ */
+
+const LIMIT_PER_MINUTE = 100
+const MAX_FAILURES = 4
+const BOUND_MS = REDIS_DEADLINES.commandMs + 2000
+const WRONG_SECRET = 'pas_' + 'w'.repeat(43)
+
+async function timed (request: Promise<LightMyRequestResponse>): Promise<{ ms: number, response: LightMyRequestResponse }> {
+  const started = Date.now()
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${BOUND_MS} ms`)), BOUND_MS) })
+  try {
+    const response = await Promise.race([request, late])
+    return { ms: Date.now() - started, response }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`Redis unreachable: in-process fallback (${dialect})`, () => {
+    let redis: PrivateRedis
+    let test: TestStore
+    let app: FastifyInstance
+    let logs: CapturedLogs
+    let headers: { authorization: string }
+
+    before(async () => {
+      redis = await startPrivateRedis()
+      test = await createTestStore(dialect)
+      await insertBrandsWithAccounts(test.store.db, [{ brand_id: 1 }])
+      logs = captureLogs()
+      app = await buildLoggedTestApp(test.store, {
+        REDIS_URL: redis.url,
+        RATE_LIMIT_PER_MINUTE: String(LIMIT_PER_MINUTE),
+        RATE_LIMIT_PER_HOUR: '0',
+        LOGIN_MAX_FAILURES: String(MAX_FAILURES),
+      }, logs)
+      headers = bearer(await loginToken(app, await createPartner(test.store, { brandIds: [1] })))
+    })
+    after(async () => {
+      redis?.thaw()
+      await app?.close()
+      await test?.cleanup()
+      await redis?.close()
+    })
+
+    const switches = (): string[] => logs.records().filter((record) => typeof record.msg === 'string' && record.msg.startsWith('redis ')).map((record) => `${String(record.level)} ${String(record.msg)}`)
+    const login = async (partner: Pick<TestPartner, 'clientKey'>, secret: string, ip = '198.51.100.7') => await app.inject({
+      method: 'POST', url: '/auth/login', remoteAddress: ip, payload: { api_client_key: partner.clientKey, api_secret_key: secret },
+    })
+
+    async function assertServedLocally (t: { diagnostic: (message: string) => void }, label: string): Promise<void> {
+      await awaitRoomInMinute()
+      const [me, wrong, health] = await Promise.all([
+        timed(app.inject({ url: '/me', headers })),
+        timed(login(await createPartner(test.store, { brandIds: [1] }), WRONG_SECRET)),
+        timed(app.inject({ url: '/health' })),
+      ])
+      t.diagnostic(`${label}: /me ${me.ms} ms, wrong login ${wrong.ms} ms, /health ${health.ms} ms`)
+      assert.equal(me.response.statusCode, 200, me.response.body)
+      // The limit in force, halved, is what the headers say.
+      assert.equal(me.response.headers['x-ratelimit-limit-minutely'], String(LIMIT_PER_MINUTE / 2))
+      assert.equal(wrong.response.statusCode, 401)
+      assert.equal(wrong.response.json().error_code, 'INVALID_CREDENTIALS')
+      assert.equal(health.response.statusCode, 503)
+      assert.deepEqual(health.response.json(), { status: 'error', version: health.response.json().version, database: 'ok', redis: 'unreachable', uptime_s: health.response.json().uptime_s })
+      // Once switched, requests no longer wait for Redis at all: any that asked it would take the
+      // whole command timeout (the fastest of five, so a busy machine cannot fake a wait).
+      const next = []
+      for (let i = 0; i < 5; i++) next.push(await timed(app.inject({ url: '/me', headers })))
+      assert.deepEqual(next.map(({ response }) => response.statusCode), [200, 200, 200, 200, 200])
+      assert.ok(Math.min(...next.map(({ ms }) => ms)) < REDIS_DEADLINES.commandMs, `requests in fallback took ${next.map(({ ms }) => ms).join(', ')} ms`)
+    }
+
+    async function assertBackOnRedis (): Promise<void> {
+      await waitFor('requests counted in Redis again (full limits)', async () => {
+        const response = await app.inject({ url: '/me', headers })
+        return response.statusCode === 200 && response.headers['x-ratelimit-limit-minutely'] === String(LIMIT_PER_MINUTE)
+      }, 15_000)
+      const health = await app.inject({ url: '/health' })
+      assert.equal(health.statusCode, 200)
+      assert.equal(health.json().redis, 'ok')
+    }
+
+    it('answers within the command timeout while Redis is frozen, with halved limits and a stricter lockout, then returns to Redis', async (t) => {
+      // On Redis to begin with (a busy machine may have made the very first command late).
+      await assertBackOnRedis()
+      const logged = switches().length
+
+      redis.freeze()
+      let locked: TestPartner
+      try {
+        await assertServedLocally(t, 'frozen')
+        // Lockout in process: LOGIN_MAX_FAILURES 4 becomes 2.
+        locked = await createPartner(test.store, { brandIds: [1] })
+        assert.equal((await login(locked, WRONG_SECRET)).json().error_code, 'INVALID_CREDENTIALS')
+        assert.equal((await login(locked, WRONG_SECRET)).json().error_code, 'INVALID_CREDENTIALS')
+        assert.equal((await login(locked, locked.secretKey)).json().error_code, 'TOO_MANY_ATTEMPTS')
+        assert.deepEqual(switches().slice(logged), ['40 redis unreachable: rate limits and lockout use in-process counters with stricter limits'])
+      } finally {
+        redis.thaw()
+      }
+      await assertBackOnRedis()
+      assert.deepEqual(switches().slice(logged), [
+        '40 redis unreachable: rate limits and lockout use in-process counters with stricter limits',
+        '30 redis reachable again: rate limits and lockout shared through redis',
+      ])
+      // A lock set while Redis was away still holds on this instance.
+      assert.equal((await login(locked, locked.secretKey)).json().error_code, 'TOO_MANY_ATTEMPTS')
+    })
+
+    it('does the same while Redis is stopped, and returns to it when it is started again', async (t) => {
+      await assertBackOnRedis()
+      const logged = switches().length
+      await redis.kill()
+      try {
+        await assertServedLocally(t, 'stopped')
+      } finally {
+        await redis.start()
+      }
+      await assertBackOnRedis()
+      assert.deepEqual(switches().slice(logged), [
+        '40 redis unreachable: rate limits and lockout use in-process counters with stricter limits',
+        '30 redis reachable again: rate limits and lockout shared through redis',
+      ])
+    })
+  })
+}
