@@ -72,14 +72,14 @@ if (postgresDown !== undefined || redisDown !== undefined) {
     lines.push(
       `- PostgreSQL at ${masked(POSTGRES_URL)} does not answer: ${postgresDown}`,
       `  start it: pg_ctlcluster --skip-systemctl-redirect ${postgresVersion()} main start`,
-      '  or set TEST_DATABASE_URL to a PostgreSQL database the tests may create schemas in',
+      '  or set TEST_DATABASE_URL to a PostgreSQL database the tests may create schemas in'
     )
   }
   if (redisDown !== undefined) {
     lines.push(
       `- Redis at ${masked(REDIS_URL)} does not answer: ${redisDown}`,
       '  start it: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
-      '  or set TEST_REDIS_URL to a Redis server the tests may write to',
+      '  or set TEST_REDIS_URL to a Redis server the tests may write to'
     )
   }
   lines.push('(bash .ci/run starts both when they are down, then runs the whole check.)')

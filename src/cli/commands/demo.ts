@@ -88,7 +88,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
         onProgress: io.stderr.isTTY === true
           ? (done, pass) => { io.stderr.write(`\r${pass === 'validate' ? 'validated' : 'written'}: ${done} records`) }
           : undefined,
-      }))
+      }), { create: true })
       if (io.stderr.isTTY === true) io.stderr.write('\n')
       say(io, `Imported ${summary.records} records (${describeCounts(summary.counts)}) in ${summary.seconds} s, ${summary.rowsPerSecond} records/s (${what}).`)
       if (options.json === true) {
