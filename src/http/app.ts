@@ -6,6 +6,8 @@ import type { Services } from '../services/index.js'
 import { registerErrorHandling } from './error-handler.js'
 import { registerRequestHooks } from './hooks.js'
 import type { RouteAccess } from './route-access.js'
+import { compressionPlugin } from './plugins/compression.js'
+import { conditionalGetPlugin } from './plugins/conditional-get.js'
 import { openApiPlugin } from './plugins/openapi.js'
 import { parseQueryString } from './query/query-string.js'
 import { requestIdFor } from './request-id.js'
@@ -85,6 +87,9 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
   })
   registerRequestHooks(app, options.services)
   registerErrorHandling(app)
+  // ETag/304 first, then compression: onSend hooks run in this order (src/http/plugins/*.ts).
+  await app.register(conditionalGetPlugin)
+  await app.register(compressionPlugin)
   // Before the routes: the OpenAPI document learns each route as it is added (onRoute).
   await app.register(openApiPlugin)
   await app.register(registerRoutes)

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { formatUtcSeconds } from '../domain/dates.js'
 import { AppError, type ErrorCode, type ValidationIssue } from '../domain/errors.js'
+import { allowedMethods } from './method-not-allowed.js'
 import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
 
 /**
@@ -92,6 +93,12 @@ export function registerErrorHandling (app: FastifyInstance): void {
   })
 
   app.setNotFoundHandler((request, reply) => {
+    // A path served with other methods is 405 with `Allow`; a path nobody serves, 404.
+    const allowed = allowedMethods(app.routeTable, request.url.split('?')[0] ?? '')
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '))
+      return reply.code(405).send(standardErrorBody(request, 'METHOD_NOT_ALLOWED', 405, `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}`))
+    }
     return reply.code(404).send(standardErrorBody(request, 'NOT_FOUND', 404, 'Not Found'))
   })
 }
