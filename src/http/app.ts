@@ -19,6 +19,8 @@ export interface AppOptions {
   services: Services
   /** Fastify logger options; defaults to JSON lines at `config.logLevel`. */
   logger?: FastifyServerOptions['logger']
+  /** Where the default logger writes (stdout unless given; `serve` gives a human format on a terminal). */
+  logStream?: NodeJS.WritableStream
 }
 
 /** One method of one served path, with the access its route declares (src/http/route-access.ts). */
@@ -48,6 +50,7 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
       level: config.logLevel,
       // Credentials never reach the logs, whatever a future log line includes.
       redact: ['req.headers.authorization', 'req.body.api_secret_key', 'headers.authorization'],
+      ...(options.logStream === undefined ? {} : { stream: options.logStream }),
     },
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),

@@ -9,7 +9,9 @@ import { createCounterStore } from '../../storage/counters/index.js'
 import { createStore } from '../../storage/db.js'
 import { migrateToLatest } from '../../storage/migrate.js'
 import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
-import { say, type CliIo } from '../io.js'
+import { CommandError } from '../errors.js'
+import { EXIT, say, type CliIo } from '../io.js'
+import { humanLogStream } from '../log-format.js'
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -46,7 +48,9 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   try {
     await migrateToLatest(store)
     if (config.isDefaultDatabase) demo = await prepareDemoDatabase(store, config, (line) => say(io, line))
-    app = await buildApp(config, { services: createServices({ config, store, counters }) })
+    // A person at a terminal reads pino-pretty's lines; anything else (a pipe, a collector) gets JSON.
+    const logStream = io.stdout.isTTY === true ? humanLogStream(io.stdout as NodeJS.WritableStream) : undefined
+    app = await buildApp(config, { services: createServices({ config, store, counters }), logStream })
   } catch (error) {
     await counters.close()
     await store.destroy()
@@ -57,7 +61,7 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
     await store.destroy()
   })
 
-  const url = await app.listen({ host: config.host, port: config.port })
+  const url = await listenOrExplain(app, config.host, config.port)
   if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, (app.server.address() as AddressInfo).port), demo)
 
   let resolveClosed: () => void = () => {}
@@ -80,4 +84,25 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   return { app, url, closed, close }
+}
+
+/**
+ * Listens, or closes everything and fails with one line naming HOST and PORT (nothing about the
+ * demo is printed before the server listens, so a busy port prints no curl line).
+ */
+async function listenOrExplain (app: FastifyInstance, host: string, port: number): Promise<string> {
+  try {
+    return await app.listen({ host, port })
+  } catch (error) {
+    await app.close()
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = code === 'EADDRINUSE'
+      ? 'the port is already in use (another server?); stop it or choose another PORT'
+      : code === 'EACCES'
+        ? 'permission denied (ports below 1024 need privileges); choose another PORT'
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? 'this machine has no such address; choose another HOST'
+          : (error as Error).message
+    throw new CommandError('LISTEN_FAILED', `cannot listen on ${host}:${port} (HOST=${host}, PORT=${port}): ${reason}`, EXIT.FAILURE)
+  }
 }
