@@ -48,7 +48,7 @@ describe('operator CLI: a missing or unreachable store', () => {
   it('names an unreachable PostgreSQL by its DATABASE_URL, password hidden, and the cause', async () => {
     const env = { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/pa' }
     const line = 'cannot reach PostgreSQL at DATABASE_URL=postgres://app:***@127.0.0.1:1/pa: connect ECONNREFUSED 127.0.0.1:1'
-    for (const argv of [['users', 'list'], ['migrate'], ['brands', 'list']]) {
+    for (const argv of [['users', 'list'], ['migrate'], ['brands', 'list'], ['serve'], ['import', 'package.json']]) {
       const run = await runCliCaptured(argv, env)
       assert.equal(run.code, EXIT.FAILURE, argv.join(' '))
       assert.equal(run.stderr, `error: ${line}\n`, argv.join(' '))

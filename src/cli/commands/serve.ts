@@ -8,6 +8,7 @@ import { createServices } from '../../services/index.js'
 import { createCounterStore } from '../../storage/counters/index.js'
 import { createStore } from '../../storage/db.js'
 import { migrateToLatest } from '../../storage/migrate.js'
+import { requireAnswer } from '../../storage/open-store.js'
 import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
 import { CommandError } from '../errors.js'
 import { EXIT, say, type CliIo } from '../io.js'
@@ -46,6 +47,7 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   let app: FastifyInstance
   let demo: DemoAccess | undefined
   try {
+    await requireAnswer(store, config.database)
     await migrateToLatest(store)
     if (config.isDefaultDatabase) demo = await prepareDemoDatabase(store, config, (line) => say(io, line))
     // A person at a terminal reads pino-pretty's lines; anything else (a pipe, a collector) gets JSON.
