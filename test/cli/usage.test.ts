@@ -64,6 +64,12 @@ for (const dialect of DIALECTS) {
       assert.equal(run.stderr, `error: ${message}\n`)
     })
 
+    it('names REDIS_URL when Redis does not answer', async () => {
+      const run = await runCliCaptured(['usage', partner.userId, '--json'], { DATABASE_URL: testStore.databaseUrl, REDIS_URL: 'redis://127.0.0.1:1' })
+      assert.equal(run.code, EXIT.FAILURE)
+      assert.deepEqual(run.json(), { error: { code: 'FAILED', message: 'cannot read the counters from Redis at REDIS_URL: connect ECONNREFUSED 127.0.0.1:1', exit_code: 1 } })
+    })
+
     it('names an unknown user, and says when rate limiting is off', async () => {
       const unknown = await runCliCaptured(['usage', 'usr_nope'], { DATABASE_URL: testStore.databaseUrl, ...redisEnv(prefix) })
       assert.equal(unknown.code, EXIT.FAILURE)
