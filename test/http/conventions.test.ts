@@ -122,11 +122,11 @@ for (const dialect of DIALECTS) {
 
     it('changes the ETag when the data changes (an import)', async () => {
       const query = { since: '2026-11-01', until: '2026-11-03', limit: '50' }
-      const before = await api.posts(query)
+      const original = await api.posts(query)
       await api.test.store.db.updateTable('posts').set({ views: 5 }).where('id', '=', '10_0').execute()
-      const after = await api.app.inject({ method: 'GET', url: '/posts', query, headers: { ...api.auth, 'if-none-match': before.headers.etag as string } })
-      assert.equal(after.statusCode, 200)
-      assert.notEqual(after.headers.etag, before.headers.etag)
+      const updated = await api.app.inject({ method: 'GET', url: '/posts', query, headers: { ...api.auth, 'if-none-match': original.headers.etag as string } })
+      assert.equal(updated.statusCode, 200)
+      assert.notEqual(updated.headers.etag, original.headers.etag)
     })
 
     it('puts no ETag on errors, login, /health or /openapi.json', async () => {

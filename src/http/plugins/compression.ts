@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 
 /**
  * Compressed answers when the client asks (`Accept-Encoding: br` or `gzip`; docs/api-reference.md
- * "Compression"): a page of 50 posts is about 30 KB of JSON, a few KB compressed. Bodies under
+ * "Basics", Compression): a page of 50 posts is about 30 KB of JSON, a few KB compressed. Bodies under
  * 1 KB go as they are (compressing them saves nothing). Registered after the ETag plugin, whose
  * onSend runs first, on the uncompressed body.
  */

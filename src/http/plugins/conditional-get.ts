@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
 /**
- * Revalidation of the data routes (/me, /analytics/, /posts; docs/api-reference.md "Caching"):
+ * Revalidation of the data routes (/me, /analytics/, /posts; docs/api-reference.md "Caching and revalidation"):
  * a successful answer carries a weak `ETag` computed from its body and
  * `Cache-Control: private, no-cache` (a client may keep it, but asks again before reusing it);
  * a request whose `If-None-Match` names that ETag gets `304 Not Modified` with no body. The data
