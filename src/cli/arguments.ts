@@ -1,11 +1,16 @@
 import { InvalidArgumentError } from 'commander'
 
+/** Decimal digits naming a positive safe integer. */
+function isPositiveId (text: string): boolean {
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) && Number(text) !== 0
+}
+
 /** `--brands 1,2,3` → [1, 2, 3]; positive integers, duplicates collapsed, anything else refused. */
 export function parseIdList (value: string): number[] {
   const items = value.split(',').map((item) => item.trim())
   const ids = new Set<number>()
   for (const item of items) {
-    if (!/^\d+$/.test(item) || !Number.isSafeInteger(Number(item)) || Number(item) === 0) {
+    if (!isPositiveId(item)) {
       throw new InvalidArgumentError(`expected comma-separated positive integers, got "${value}"`)
     }
     ids.add(Number(item))
@@ -35,9 +40,6 @@ export function parseDuration (value: string): number {
 
 /** One positive integer id, e.g. `--brand 3`. */
 export function parseId (value: string): number {
-  const text = value.trim()
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) === 0) {
-    throw new InvalidArgumentError(`expected a positive integer, got "${value}"`)
-  }
-  return Number(text)
+  if (!isPositiveId(value.trim())) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`)
+  return Number(value.trim())
 }

@@ -22,7 +22,7 @@ export class StoreUnavailableError extends Error {
 }
 
 /** A connection URL fit to print: the password, if any, replaced by `***`. */
-export function redactUrl (url: string): string {
+export function withoutPassword (url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password === '') return url
@@ -63,6 +63,6 @@ export async function requireAnswer (store: Store, config: DatabaseConfig): Prom
   } catch (error) {
     await store.destroy()
     const cause = error instanceof Error && error.message !== '' ? error.message : String(error)
-    throw new StoreUnavailableError('unreachable', `cannot reach PostgreSQL at DATABASE_URL=${redactUrl(config.url)}: ${cause}`, error)
+    throw new StoreUnavailableError('unreachable', `cannot reach PostgreSQL at DATABASE_URL=${withoutPassword(config.url)}: ${cause}`, error)
   }
 }

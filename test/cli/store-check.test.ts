@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { EXIT } from '../../src/cli/io.js'
-import { redactUrl } from '../../src/storage/open-store.js'
+import { withoutPassword } from '../../src/storage/open-store.js'
 import { runCliCaptured } from '../helpers/cli.js'
 
 /**
@@ -59,7 +59,7 @@ describe('operator CLI: a missing or unreachable store', () => {
   })
 
   it('hides only the password of a URL', () => {
-    assert.equal(redactUrl('postgres://app:s3cret@db:5432/pa?sslmode=require'), 'postgres://app:***@db:5432/pa?sslmode=require')
-    assert.equal(redactUrl('postgres://app@db/pa'), 'postgres://app@db/pa')
+    assert.equal(withoutPassword('postgres://app:s3cret@db:5432/pa?sslmode=require'), 'postgres://app:***@db:5432/pa?sslmode=require')
+    assert.equal(withoutPassword('postgres://app@db/pa'), 'postgres://app@db/pa')
   })
 })
