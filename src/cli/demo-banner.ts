@@ -22,6 +22,10 @@ export function printDemoAccess (io: CliIo, baseUrl: string, access: DemoAccess)
   say(io, 'Then use the access_token it returns:')
   say(io, `  curl -s ${baseUrl}/me -H 'Authorization: Bearer ACCESS_TOKEN'`)
   say(io, `Or open the dashboard and sign in with the key pair above: ${baseUrl}/dashboard/`)
+  say(io, 'For the README\'s curl walkthrough, the TypeScript client and the export, paste into your shell:')
+  say(io, `  export PA_BASE_URL=${baseUrl}`)
+  say(io, `  export PA_API_CLIENT_KEY=${credentials.api_client_key}`)
+  say(io, `  export PA_API_SECRET_KEY=${credentials.api_secret_key}`)
   say(io, '')
 }
 

@@ -1,13 +1,15 @@
 import { Command, CommanderError } from 'commander'
-import { ConfigError } from '../config/load.js'
 import { VERSION } from '../config/version.js'
-import { AppError } from '../domain/errors.js'
+import { registerCatalogCommands } from './commands/catalog.js'
+import { registerCredentialCommands } from './commands/credentials.js'
 import { registerDemoCommand } from './commands/demo.js'
 import { registerImportCommand } from './commands/import.js'
 import { registerMigrateCommand } from './commands/migrate.js'
 import { registerServeCommand } from './commands/serve.js'
+import { registerUsageCommand } from './commands/usage.js'
 import { registerUserCommands } from './commands/users.js'
-import { EXIT, processIo, say, type CliIo } from './io.js'
+import { describeFailure } from './errors.js'
+import { EXIT, printJson, processIo, say, type CliIo } from './io.js'
 
 /** The `partner-analytics` operator CLI (README.md "Operator CLI"). */
 export function buildProgram (io: CliIo): Command {
@@ -23,6 +25,9 @@ export function buildProgram (io: CliIo): Command {
   registerServeCommand(program, io)
   registerMigrateCommand(program, io)
   registerUserCommands(program, io)
+  registerCredentialCommands(program, io)
+  registerCatalogCommands(program, io)
+  registerUsageCommand(program, io)
   registerImportCommand(program, io)
   registerDemoCommand(program, io)
   for (const command of program.commands) exitOverrideDeep(command)
@@ -41,23 +46,18 @@ export async function runCli (argv: string[], io: CliIo = processIo): Promise<nu
     await program.parseAsync(argv, { from: 'user' })
     return EXIT.OK
   } catch (error) {
-    return exitCodeFor(error, io)
+    // --help and --version end through here too, with exit code 0.
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT.OK
+    const failed = describeFailure(error)
+    for (const line of failed.lines) say(io, line)
+    // With --json, a failure is one JSON object on stdout too, so `| jq` always has something to read.
+    if (wantsJson(argv)) printJson(io, failed.json)
+    return failed.exitCode
   }
 }
 
-function exitCodeFor (error: unknown, io: CliIo): number {
-  if (error instanceof CommanderError) {
-    // --help and --version end through here too, with exit code 0.
-    return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE
-  }
-  if (error instanceof ConfigError) {
-    for (const problem of error.problems) say(io, `configuration error: ${problem}`)
-    return EXIT.CONFIG
-  }
-  if (error instanceof AppError) {
-    say(io, `error: ${error.message}`)
-    return error.code === 'VALIDATION_ERROR' ? EXIT.USAGE : EXIT.FAILURE
-  }
-  say(io, `error: ${error instanceof Error ? error.message : String(error)}`)
-  return EXIT.FAILURE
+/** `--json` among the options (not after `--`, where it would be an argument). */
+function wantsJson (argv: string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json')
 }

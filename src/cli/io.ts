@@ -3,7 +3,7 @@
  * README.md "Operator CLI": `--json` output is one JSON object on stdout; human text goes to stderr.
  */
 export interface CliIo {
-  stdout: { write: (text: string) => unknown }
+  stdout: { write: (text: string) => unknown, isTTY?: boolean }
   stderr: { write: (text: string) => unknown, isTTY?: boolean }
   env: Record<string, string | undefined>
 }

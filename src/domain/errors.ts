@@ -11,6 +11,10 @@ export const ERROR_CODES = [
   'TOO_MANY_ATTEMPTS',
   'FORBIDDEN',
   'NOT_FOUND',
+  /** A known path asked with a method it does not serve (the answer lists them in `Allow`). */
+  'METHOD_NOT_ALLOWED',
+  /** The operation would break a rule of the current state (e.g. a third live key pair); CLI only. */
+  'CONFLICT',
   'VALIDATION_ERROR',
   /** account_id given without exactly one platform: the contract's bare `{detail}` 400. */
   'ACCOUNT_NEEDS_ONE_PLATFORM',

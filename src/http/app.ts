@@ -6,6 +6,8 @@ import type { Services } from '../services/index.js'
 import { answerFrameworkError, registerErrorHandling } from './error-handler.js'
 import { registerRequestHooks } from './hooks.js'
 import type { RouteAccess } from './route-access.js'
+import { compressionPlugin } from './plugins/compression.js'
+import { conditionalGetPlugin } from './plugins/conditional-get.js'
 import { openApiPlugin } from './plugins/openapi.js'
 import { parseQueryString } from './query/query-string.js'
 import { REDACTED, REDACTED_PATHS, serializeRequest } from './logging.js'
@@ -19,7 +21,7 @@ export interface AppOptions {
   services: Services
   /** Fastify logger options, replacing the production ones (tests pass `false`). */
   logger?: FastifyServerOptions['logger']
-  /** Where the production logger writes its JSON lines (default stdout); tests capture them here. */
+  /** Where the production logger writes its JSON lines (default stdout; `serve` gives a human format on a terminal); tests capture them here. */
   logStream?: { write: (line: string) => void }
 }
 
@@ -100,6 +102,9 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
     else app.log.info('redis reachable again: rate limits and lockout shared through redis')
   })
   registerErrorHandling(app)
+  // ETag/304 first, then compression: onSend hooks run in this order (src/http/plugins/*.ts).
+  await app.register(conditionalGetPlugin)
+  await app.register(compressionPlugin)
   // Before the routes: the OpenAPI document learns each route as it is added (onRoute).
   await app.register(openApiPlugin)
   await app.register(registerRoutes)

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { formatUtcSeconds } from '../domain/dates.js'
 import { AppError, type ErrorCode, type ValidationIssue } from '../domain/errors.js'
+import { allowedMethods } from './method-not-allowed.js'
 import { SECURITY_HEADERS } from './security-headers.js'
 import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
 
@@ -19,6 +20,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   USER_DISABLED: 403,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
   VALIDATION_ERROR: 422,
   ACCOUNT_NEEDS_ONE_PLATFORM: 400,
   RATE_LIMIT_EXCEEDED: 429,
@@ -91,6 +94,12 @@ export function registerErrorHandling (app: FastifyInstance): void {
   })
 
   app.setNotFoundHandler((request, reply) => {
+    // A path served with other methods is 405 with `Allow`; a path nobody serves, 404.
+    const allowed = allowedMethods(app.routeTable, request.url.split('?')[0] ?? '')
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '))
+      return reply.code(405).send(standardErrorBody(request, 'METHOD_NOT_ALLOWED', 405, `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}`))
+    }
     return reply.code(404).send(standardErrorBody(request, 'NOT_FOUND', 404, 'Not Found'))
   })
 }

@@ -4,12 +4,14 @@ import type { Store } from '../storage/db.js'
 import { createAccessService, type AccessService } from './access/access.service.js'
 import type { Clock } from './access-cache.js'
 import { createAnalyticsService, type AnalyticsService } from './analytics/analytics.service.js'
+import { createCatalogService, type CatalogService } from './catalog/catalog.service.js'
 import { createAuthService, type AuthService } from './auth/auth.service.js'
 import { createHealthService, type HealthService } from './health.service.js'
 import { createImportService, type ImportService } from './import/import.service.js'
 import { createPartnersService, type PartnersService } from './partners/me.service.js'
 import { createPostsService, type PostsService } from './posts/posts.service.js'
 import { createRateLimitService, type RateLimitService } from './ratelimit/rate-limit.service.js'
+import { createUsageService, type UsageService } from './ratelimit/usage.service.js'
 import { createUsersService, type UsersService } from './users/users.service.js'
 
 /**
@@ -37,6 +39,8 @@ export interface Services {
   users: UsersService
   imports: ImportService
   health: HealthService
+  catalog: CatalogService
+  usage: UsageService
 }
 
 export function createServices (deps: ServiceDeps): Services {
@@ -51,5 +55,7 @@ export function createServices (deps: ServiceDeps): Services {
     users: createUsersService({ store }),
     imports: createImportService({ store }),
     health: createHealthService({ store, counters }),
+    catalog: createCatalogService({ store }),
+    usage: createUsageService({ config, store }),
   }
 }

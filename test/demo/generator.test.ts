@@ -50,7 +50,32 @@ describe('demo generator: determinism', () => {
     assert.equal(brandTwoOf(2), brandTwoOf(5))
   })
 
+  it('generates nothing after the moment of generation: no later day, no post published later that day', () => {
+    const options = { brands: 4, days: 20, seed: 3, until: '2026-05-10' }
+    const endOfDay = [...generateDemoRecords({ ...options, asOf: '2026-05-10T23:59:59Z' })]
+    const noon = [...generateDemoRecords({ ...options, asOf: '2026-05-10T12:00:00Z' })]
+    const lastDayPosts = endOfDay.filter((r): r is PostRecord => r.kind === 'post' && r.created_time.startsWith('2026-05-10'))
+    assert.ok(lastDayPosts.some((r) => r.created_time > '2026-05-10T12:00:00Z'), 'the fixture day has afternoon posts')
+    // At noon: exactly the posts published by noon, the same records, and every earlier day untouched.
+    assert.deepEqual(noon.filter((r) => r.kind === 'post' && r.created_time > '2026-05-10T12:00:00Z'), [])
+    const later = new Set(lastDayPosts.filter((r) => r.created_time > '2026-05-10T12:00:00Z').map((r) => `${r.platform}:${r.id}`))
+    const withoutDaily = (records: DemoRecord[]) => records.filter((r) => r.kind !== 'daily' && !(r.kind === 'post' && later.has(`${r.platform}:${r.id}`)))
+    assert.deepEqual(withoutDaily(noon), withoutDaily(endOfDay))
+    const daily = (records: DemoRecord[]) => records.filter((r): r is DailyRecord => r.kind === 'daily')
+    assert.deepEqual(daily(noon).filter((r) => r.date < '2026-05-10'), daily(endOfDay).filter((r) => r.date < '2026-05-10'))
+    // The day's posts_count counts the posts published so far.
+    for (const row of daily(noon).filter((r) => r.date === '2026-05-10' && r.posts_count !== null)) {
+      const count = noon.filter((r) => r.kind === 'post' && r.platform === row.platform && r.account_id === row.account_id && r.created_time.startsWith('2026-05-10')).length
+      assert.equal(row.posts_count, count, `${row.platform}:${row.account_id}`)
+    }
+    // By default the moment is now: nothing is ever later than the clock.
+    const today = [...generateDemoRecords({ brands: 2, days: 3, seed: 9 })]
+    const now = new Date().toISOString().slice(0, 19) + 'Z'
+    assert.deepEqual(today.filter((r) => r.kind === 'post' && r.created_time > now), [])
+  })
+
   it('refuses bad options with a message naming the option', () => {
+    assert.throws(() => [...generateDemoRecords({ ...DEFAULT_SET, until: '2026-05-11', asOf: '2026-05-10T08:00:00Z' })], /until must not be after today, 2026-05-10 \(got 2026-05-11\): data in the future cannot exist/)
     assert.throws(() => [...generateDemoRecords({ ...DEFAULT_SET, until: '2026-02-30' })], /until must be a date/)
     assert.throws(() => [...generateDemoRecords({ ...DEFAULT_SET, brands: 0 })], /brands must be an integer from 1/)
     assert.throws(() => [...generateDemoRecords({ ...DEFAULT_SET, days: 1.5 })], /days must be an integer/)

@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { DATA_CACHE_CONTROL } from '../../src/http/plugins/conditional-get.js'
 import { DASHBOARD_CSP } from '../../src/http/routes/dashboard/index.js'
 import { API_CONTENT_SECURITY_POLICY } from '../../src/http/security-headers.js'
 import { buildTestApp, buildUnreadyTestApp } from '../helpers/app.js'
@@ -17,17 +18,18 @@ import { createTestStore, DIALECTS } from '../helpers/stores.js'
  * the JSON API's `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` as the
  * default, while /docs keeps Swagger UI's policy and a route that sets its own (the dashboard)
  * keeps it; `Cache-Control: no-store` and `Pragma: no-cache` on every answer of the login (RFC 6749
- * §5.1) and of the API — errors, 401s, 404s, 422s, 429s and 500s included.
+ * §5.1) and of the API — errors, 401s, 404s, 422s, 429s and 500s included — except the successful
+ * data answers, which are `private, no-cache` with an ETag (revalidated, never stored shared).
  */
 
 const DOCS_CSP = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'"
 
-function assertApiHeaders (response: LightMyRequestResponse, label: string): void {
+function assertApiHeaders (response: LightMyRequestResponse, label: string, cacheControl = 'no-store'): void {
   assert.equal(response.headers['x-content-type-options'], 'nosniff', label)
   assert.equal(response.headers['content-security-policy'], API_CONTENT_SECURITY_POLICY, label)
   assert.equal(response.headers['x-frame-options'], 'DENY', label)
   assert.equal(response.headers['referrer-policy'], 'no-referrer', label)
-  assert.equal(response.headers['cache-control'], 'no-store', label)
+  assert.equal(response.headers['cache-control'], cacheControl, label)
   assert.equal(response.headers.pragma, 'no-cache', label)
   assert.ok(response.headers['x-request-id'] !== undefined, label)
 }
@@ -75,6 +77,10 @@ for (const dialect of DIALECTS) {
           assert.equal(response.headers['content-security-policy'], API_CONTENT_SECURITY_POLICY, label)
           assert.equal(response.headers['cache-control'], 'public, max-age=300', label)
           assert.equal(response.headers.pragma, undefined, label)
+        } else if (route.access?.auth === 'bearer' && route.method !== 'POST') {
+          // Data answers may be kept and revalidated (docs/api-reference.md "Caching and revalidation").
+          assertApiHeaders(response, label, DATA_CACHE_CONTROL)
+          assert.match(String(response.headers.etag), /^W\/"[\w-]{27}"$/, label)
         } else {
           assertApiHeaders(response, label)
         }

@@ -45,7 +45,8 @@ async function serve (cwd: string, port: number): Promise<Served> {
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const deadline = Date.now() + 120_000
-  while (!stdout.includes('Server listening')) {
+  // The banner is printed once the server listens, after Fastify's own "Server listening" line.
+  while (!stdout.includes('Server listening') || !stderr.includes('export PA_API_SECRET_KEY=')) {
     if (child.exitCode !== null) assert.fail(`serve exited early (${child.exitCode}): ${stderr}`)
     if (Date.now() > deadline) assert.fail('serve did not start within 120 s')
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -73,6 +74,8 @@ describe('serve on the embedded default database', () => {
       assert.ok(key !== undefined && secret !== undefined, stderr)
       assert.ok(stderr.includes(`curl -s -X POST http://127.0.0.1:${port}/auth/login -H 'Content-Type: application/json' -d '{"api_client_key":"${key}","api_secret_key":"${secret}"}'`))
       assert.ok(stderr.includes(`Or open the dashboard and sign in with the key pair above: http://127.0.0.1:${port}/dashboard/`))
+      // The walkthrough's environment, ready to paste.
+      assert.ok(stderr.includes(`\n  export PA_BASE_URL=http://127.0.0.1:${port}\n  export PA_API_CLIENT_KEY=${key}\n  export PA_API_SECRET_KEY=${secret}\n`), stderr)
       assert.equal(statSync(join(cwd, 'data', 'partner-analytics.sqlite')).isFile(), true)
       assert.equal(statSync(join(cwd, 'data', 'demo-credentials.json')).mode & 0o777, 0o600)
 
@@ -139,5 +142,48 @@ describe('serve on the embedded default database', () => {
     assert.equal(JSON.parse(answered.body).detail, 'Malformed API client key')
     assert.equal(await served.exit, 0)
     assert.match(served.stdout(), /shutting down: finishing in-flight requests/)
+  })
+})
+
+describe('serve: where it listens, and when it cannot', () => {
+  let cwd: string
+  before(() => { cwd = mkdtempSync(join(tmpdir(), 'pa-serve-port-')) })
+  after(() => { rmSync(cwd, { recursive: true, force: true }) })
+
+  it('with PORT=0 prints the port it really got, once it listens', async () => {
+    const served = await serve(cwd, 0)
+    try {
+      const port = Number(/export PA_BASE_URL=http:\/\/127\.0\.0\.1:(\d+)\n/.exec(served.stderr())?.[1])
+      assert.ok(port > 0, served.stderr())
+      assert.doesNotMatch(served.stderr(), /:0\//)
+      assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200)
+    } finally {
+      served.child.kill('SIGTERM')
+      assert.equal(await served.exit, 0)
+    }
+  })
+
+  it('on a busy port prints one line naming HOST and PORT, no curl line, and exits 1', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' }
+      const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve'], { cwd, env })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+      child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+      clearTimeout(timer)
+      assert.equal(code, 1)
+      assert.equal(stdout, '')
+      const lines = stderr.trimEnd().split('\n')
+      assert.equal(lines.at(-1), `error: cannot listen on 127.0.0.1:${port} (HOST=127.0.0.1, PORT=${port}): the port is already in use (another server?); stop it or choose another PORT`)
+      assert.doesNotMatch(stderr, /curl|export PA_|api_secret_key/)
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
   })
 })

@@ -61,8 +61,11 @@ for (const dialect of DIALECTS) {
       for (const flags of [[], ['--dry-run']]) {
         const run = await cli('import', ...flags, INVALID, other, '--json')
         assert.equal(run.code, EXIT.FAILURE)
-        assert.equal(run.stdout, '')
         const lines = run.stderr.trimEnd().split('\n')
+        // --json: one error object on stdout, the same FILE:LINE lines as an array.
+        assert.deepEqual(run.json(), {
+          error: { code: 'IMPORT_REJECTED', message: 'import rejected: 16 errors; nothing was written', exit_code: 1, errors: lines.slice(0, 16) },
+        })
         assert.equal(lines.length, 17)
         assert.equal(lines[0], `${INVALID}:3: date must be a real calendar date YYYY-MM-DD (got "2026-02-30")`)
         assert.ok(lines.slice(0, 16).every((line) => /^\S+:\d+: /.test(line)), lines.join('\n'))
@@ -81,10 +84,17 @@ for (const dialect of DIALECTS) {
       const run = await cli('import', VALID, missing)
       assert.equal(run.code, EXIT.USAGE)
       assert.equal(run.stderr, `error: cannot read ${missing}: no such file\n`)
+      assert.equal(run.stdout, '')
+      const json = await cli('import', VALID, missing, '--json')
+      assert.equal(json.code, EXIT.USAGE)
+      assert.deepEqual(json.json(), { error: { code: 'VALIDATION_ERROR', message: `cannot read ${missing}: no such file`, exit_code: 2 } })
       assert.deepEqual(await countRows(testStore.store), { brands: 0, accounts: 0, daily: 0, posts: 0 })
 
       const option = await cli('import', VALID, '--force')
       assert.equal(option.code, EXIT.USAGE)
+      const optionJson = await cli('import', VALID, '--force', '--json')
+      assert.equal(optionJson.code, EXIT.USAGE)
+      assert.deepEqual(optionJson.json(), { error: { code: 'USAGE_ERROR', message: "unknown option '--force'", exit_code: 2 } })
     })
   })
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander'
-import { isCalendarDate } from '../../domain/dates.js'
+import { isCalendarDate, utcToday } from '../../domain/dates.js'
 import { DEMO_DEFAULTS, DEMO_LIMITS, resolveDemoOptions } from '../../services/demo/generator.js'
 import { writeDemoNdjson } from '../../services/demo/ndjson.js'
 import { demoSource } from '../../services/demo/source.js'
@@ -21,6 +21,8 @@ function integerOption (name: string, min: number, max: number): (value: string)
 
 function dateOption (value: string): string {
   if (!isCalendarDate(value.trim())) throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got "${value}"`)
+  // Data in the future cannot exist (docs/demo-data.md).
+  if (value.trim() > utcToday()) throw new InvalidArgumentError(`expected today (${utcToday()}) or an earlier day, got "${value}"`)
   return value.trim()
 }
 
@@ -59,13 +61,15 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
     .option('--brands <n>', 'number of brands (ids 1..n), about 3 accounts each', integerOption('--brands', 1, DEMO_LIMITS.brands), DEMO_DEFAULTS.brands)
     .option('--days <n>', 'days of history per account, ending at --until', integerOption('--days', 1, DEMO_LIMITS.days), DEMO_DEFAULTS.days)
     .option('--seed <n>', 'random seed; the same seed gives the same data', integerOption('--seed', 0, DEMO_LIMITS.seed), DEMO_DEFAULTS.seed)
-    .option('--until <date>', 'last day of the history, YYYY-MM-DD UTC (default: today)', dateOption)
+    .option('--until <date>', 'last day of the history, YYYY-MM-DD UTC, today at the latest (default: today; no post after now)', dateOption)
     .option('--out <file>', 'write NDJSON to this file instead of importing into the database')
     .option('--json', 'print one JSON object on stdout')
     .addHelpText('after', HELP_AFTER)
     .action(async (options: DemoCommandOptions) => {
       // Fix `until` now, so both import passes and the summary agree even across midnight.
       const demo = resolveDemoOptions({ brands: options.brands, days: options.days, seed: options.seed, until: options.until })
+      // The JSON output names the moment of generation in the API's style.
+      const { asOf, ...shown } = demo
       const started = performance.now()
       const what = `seed ${demo.seed}, ${demo.brands} brands, ${demo.days} days to ${demo.until}`
 
@@ -74,7 +78,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
         const seconds = Math.round(performance.now() - started) / 1000
         say(io, `Wrote ${countOf(written.records, 'record')} (${describeRecordCounts(written.counts)}) to ${written.file}: ${formatBytes(written.bytes)} in ${seconds} s (${what}).`)
         if (options.json === true) {
-          printJson(io, { ...demo, out: written.file, counts: written.counts, records: written.records, bytes: written.bytes, seconds })
+          printJson(io, { ...shown, as_of: asOf, out: written.file, counts: written.counts, records: written.records, bytes: written.bytes, seconds })
         }
         return
       }
@@ -82,11 +86,11 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
       const summary = await withServices(io, ({ services }) => services.imports.run([demoSource(demo)], {
         onError: (message) => say(io, message),
         onProgress: io.stderr.isTTY === true ? (done) => { io.stderr.write(`\rimported: ${done} records`) } : undefined,
-      }))
+      }), { create: true })
       if (io.stderr.isTTY === true) io.stderr.write('\n')
       say(io, `Imported ${countOf(summary.records, 'record')} (${describeRecordCounts(summary.counts)}) in ${summary.seconds} s, ${summary.rowsPerSecond} records/s (${what}).`)
       if (options.json === true) {
-        printJson(io, { ...demo, out: null, counts: summary.counts, records: summary.records, seconds: summary.seconds, rows_per_second: summary.rowsPerSecond })
+        printJson(io, { ...shown, as_of: asOf, out: null, counts: summary.counts, records: summary.records, seconds: summary.seconds, rows_per_second: summary.rowsPerSecond })
       }
     })
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { loadConfig } from '../../config/load.js'
-import { createStore } from '../../storage/db.js'
 import { migrateToLatest } from '../../storage/migrate.js'
+import { openStore } from '../../storage/open-store.js'
 import { printJson, say, type CliIo } from '../io.js'
 
 export function registerMigrateCommand (program: Command, io: CliIo): void {
@@ -10,7 +10,7 @@ export function registerMigrateCommand (program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object on stdout')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig(io.env)
-      const store = createStore(config.database)
+      const store = await openStore(config.database, { create: true })
       try {
         const report = await migrateToLatest(store)
         if (options.json === true) return printJson(io, report)

@@ -10,8 +10,11 @@ import { createCounterStore } from '../../storage/counters/index.js'
 import { createStore, type Store } from '../../storage/db.js'
 import { SERVING_DEADLINES } from '../../storage/deadlines.js'
 import { migrateToLatest } from '../../storage/migrate.js'
+import { requireAnswer } from '../../storage/open-store.js'
 import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
-import { say, type CliIo } from '../io.js'
+import { CommandError } from '../errors.js'
+import { EXIT, say, type CliIo } from '../io.js'
+import { humanLogStream } from '../log-format.js'
 
 /**
  * The longest a shutdown takes (docs/reliability.md "Shutdown"): from SIGTERM/SIGINT to exit,
@@ -58,7 +61,9 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   let app: FastifyInstance
   try {
     if (inMemory) demo = await setUp(store, config, io, { keepOpen: true })
-    app = await buildApp(config, { services: createServices({ config, store, counters }) })
+    // A person at a terminal reads pino-pretty's lines; anything else (a pipe, a collector) gets JSON.
+    const logStream = io.stdout.isTTY === true ? humanLogStream(io.stdout as NodeJS.WritableStream) : undefined
+    app = await buildApp(config, { services: createServices({ config, store, counters }), logStream })
   } catch (error) {
     await counters.close()
     await store.destroy()
@@ -69,7 +74,7 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
     await store.destroy()
   })
 
-  const url = await app.listen({ host: config.host, port: config.port })
+  const url = await listenOrExplain(app, config.host, config.port)
   if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, (app.server.address() as AddressInfo).port), demo)
 
   let resolveClosed: () => void = () => {}
@@ -107,9 +112,31 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
 /** Migrations, then the demo data on the embedded default database; closes the store unless told. */
 async function setUp (store: Store, config: ResolvedConfig, io: CliIo, options: { keepOpen?: boolean } = {}): Promise<DemoAccess | undefined> {
   try {
+    await requireAnswer(store, config.database)
     await migrateToLatest(store)
     return config.isDefaultDatabase ? await prepareDemoDatabase(store, config, (line) => say(io, line)) : undefined
   } finally {
     if (options.keepOpen !== true) await store.destroy()
+  }
+}
+
+/**
+ * Listens, or closes everything and fails with one line naming HOST and PORT (nothing about the
+ * demo is printed before the server listens, so a busy port prints no curl line).
+ */
+async function listenOrExplain (app: FastifyInstance, host: string, port: number): Promise<string> {
+  try {
+    return await app.listen({ host, port })
+  } catch (error) {
+    await app.close()
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = code === 'EADDRINUSE'
+      ? 'the port is already in use (another server?); stop it or choose another PORT'
+      : code === 'EACCES'
+        ? 'permission denied (ports below 1024 need privileges); choose another PORT'
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? 'this machine has no such address; choose another HOST'
+          : (error as Error).message
+    throw new CommandError('LISTEN_FAILED', `cannot listen on ${host}:${port} (HOST=${host}, PORT=${port}): ${reason}`, EXIT.FAILURE)
   }
 }

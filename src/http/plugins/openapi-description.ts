@@ -41,5 +41,13 @@ and \`X-Usage-Period\`; a \`429 RATE_LIMIT_EXCEEDED\` adds \`Retry-After\` (seco
 ## Errors
 Errors share one body: \`{detail, error_code, status_code, status: "error", timestamp, request_id}\`.
 A 422 has \`detail\` as a list of \`{loc, msg, type, ctx}\`. A 400 for \`account_id\` without exactly one
-platform is \`{detail}\` only. Every response carries \`X-Request-Id\`, equal to the body's \`request_id\`.`
+platform is \`{detail}\` only. Every response carries \`X-Request-Id\`, equal to the body's \`request_id\`.
+An unknown path is \`404 NOT_FOUND\`; a known path asked with another method is
+\`405 METHOD_NOT_ALLOWED\` with an \`Allow\` header listing the methods it serves.
+
+## Caching and compression
+Successful answers of \`/me\`, \`/analytics/\` and \`/posts\` carry a weak \`ETag\` and
+\`Cache-Control: private, no-cache\`; send the ETag back as \`If-None-Match\` and an unchanged answer
+is \`304 Not Modified\` with no body (the data changes only when new data is imported). Send
+\`Accept-Encoding: br\` or \`gzip\` and answers of 1 KB or more come compressed.`
 }

@@ -45,6 +45,8 @@ export const SHARED_HEADERS: Record<string, unknown> = {
   'X-Usage-Period': header('The window X-Usage-Total counts', { type: 'string', const: 'hourly' }),
   'Retry-After': header('Seconds to wait before trying again', { type: 'integer', minimum: 0 }, true),
   'WWW-Authenticate': header('`Bearer`, or `Bearer error="invalid_token"` for TOKEN_INVALID and TOKEN_EXPIRED', { type: 'string' }, true),
+  ETag: header('Weak validator of this answer (`W/"…"`): send it back as `If-None-Match` to get `304 Not Modified` with no body while the data is unchanged', { type: 'string' }, true),
+  'Cache-Control': header('`private, no-cache`: keep the answer if you like, but revalidate (If-None-Match) before reusing it', { type: 'string', const: 'private, no-cache' }, true),
 }
 
 const STATUS_DESCRIPTIONS: Record<string, string> = {
@@ -125,6 +127,8 @@ function responseHeaders (access: RouteAccess, status: string): Record<string, u
   // the auth hook, before the limiter) carries no rate-limit headers; login's per-IP limit runs first.
   const counted = access.rateLimit !== 'none' && !(status === '401' && access.auth === 'bearer')
   if (counted) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
+  // Data answers can be revalidated (src/http/plugins/conditional-get.ts).
+  if (status === '200' && access.auth === 'bearer') names.push('ETag', 'Cache-Control')
   if (status === '429') names.push('Retry-After')
   if (status === '401') names.push('WWW-Authenticate')
   // Login's 401 TOO_MANY_ATTEMPTS also says how long the lockout lasts.

@@ -4,7 +4,7 @@ import type { Config } from '../../config/schema.js'
 import { formatUtcSeconds, utcToday } from '../../domain/dates.js'
 import type { Store } from '../../storage/db.js'
 import { countBrands } from '../../storage/repositories/brands.repository.js'
-import { findActiveCredentialOfUser } from '../../storage/repositories/users.repository.js'
+import { listLiveCredentialsOfUser } from '../../storage/repositories/users.repository.js'
 import { importSources } from '../import/import.service.js'
 import { createUser } from '../users/users.service.js'
 import { DEMO_DEFAULTS } from './generator.js'
@@ -51,8 +51,8 @@ export async function prepareDemoDatabase (store: Store, config: Config, report:
   if (!existsSync(file)) return undefined
   const credentials = readCredentials(file)
   if (credentials === undefined) return { state: 'unreadable', file }
-  const live = await findActiveCredentialOfUser(store.db, credentials.user_id)
-  return { state: 'ready', file, credentials, live: live?.client_key === credentials.api_client_key }
+  const live = await listLiveCredentialsOfUser(store.db, credentials.user_id, formatUtcSeconds())
+  return { state: 'ready', file, credentials, live: live.some((credential) => credential.client_key === credentials.api_client_key) }
 }
 
 async function seedDemoDatabase (store: Store, file: string, report: (line: string) => void): Promise<void> {

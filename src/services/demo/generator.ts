@@ -1,4 +1,4 @@
-import { MIN_DATE, addDays, daysBetween, isCalendarDate, utcToday, weekdayOf } from '../../domain/dates.js'
+import { MIN_DATE, addDays, daysBetween, formatUtcSeconds, isCalendarDate, weekdayOf } from '../../domain/dates.js'
 import { describeBrand, planAccounts } from './catalog.js'
 import type { DemoRecord } from './records.js'
 import { generateAccountHistory, type Calendar } from './timeline.js'
@@ -17,8 +17,13 @@ export interface DemoOptions {
   days: number
   /** Any non-negative integer; the same seed gives the same data. */
   seed: number
-  /** Last day, `YYYY-MM-DD` (UTC); default today. */
+  /** Last day, `YYYY-MM-DD` (UTC); default today; never after the day of `asOf`. */
   until?: string
+  /**
+   * The moment the data is generated at, `YYYY-MM-DDTHH:MM:SSZ`; default now. Nothing later
+   * exists: no day after its date, and on its date no post published after it.
+   */
+  asOf?: string
 }
 
 export const DEMO_DEFAULTS = { brands: 8, days: 400, seed: 42 } as const
@@ -36,13 +41,17 @@ export function resolveDemoOptions (options: DemoOptions): Required<DemoOptions>
   check('brands', 1)
   check('days', 1)
   check('seed', 0)
-  const until = options.until ?? utcToday()
+  const asOf = options.asOf ?? formatUtcSeconds()
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(asOf) || !isCalendarDate(asOf.slice(0, 10))) throw new RangeError(`asOf must be a time YYYY-MM-DDTHH:MM:SSZ (got "${asOf}")`)
+  const today = asOf.slice(0, 10)
+  const until = options.until ?? today
   if (!isCalendarDate(until)) throw new RangeError(`until must be a date YYYY-MM-DD (got "${until}")`)
+  if (until > today) throw new RangeError(`until must not be after today, ${today} (got ${until}): data in the future cannot exist`)
   if (daysBetween(MIN_DATE, until) + 1 < options.days) throw new RangeError(`${options.days} days ending ${until} would start before ${MIN_DATE}`)
-  return { brands: options.brands, days: options.days, seed: options.seed, until }
+  return { brands: options.brands, days: options.days, seed: options.seed, until, asOf }
 }
 
-function buildCalendar (days: number, until: string): Calendar {
+function buildCalendar (days: number, until: string, asOf: string): Calendar {
   const dates: string[] = []
   const weekdays: number[] = []
   for (let day = days - 1; day >= 0; day--) {
@@ -50,7 +59,7 @@ function buildCalendar (days: number, until: string): Calendar {
     dates.push(date)
     weekdays.push(weekdayOf(date))
   }
-  return { dates, weekdays }
+  return { dates, weekdays, notAfter: asOf }
 }
 
 /**
@@ -58,8 +67,8 @@ function buildCalendar (days: number, until: string): Calendar {
  * then each account's daily rows and posts.
  */
 export function * generateDemoRecords (options: DemoOptions): Generator<DemoRecord> {
-  const { brands, days, seed, until } = resolveDemoOptions(options)
-  const calendar = buildCalendar(days, until)
+  const { brands, days, seed, until, asOf } = resolveDemoOptions(options)
+  const calendar = buildCalendar(days, until, asOf)
   for (let brandId = 1; brandId <= brands; brandId++) {
     const brand = describeBrand(seed, brandId)
     yield brand.record

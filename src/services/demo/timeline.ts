@@ -19,6 +19,8 @@ export interface Calendar {
   dates: readonly string[]
   /** UTC weekday of each date, Sunday = 0. */
   weekdays: readonly number[]
+  /** The moment of generation (`YYYY-MM-DDTHH:MM:SSZ`): no post is published after it. */
+  notAfter: string
 }
 
 /** An account's fixed character, drawn once. */
@@ -149,8 +151,9 @@ export function * generateAccountHistory (seed: number, account: DemoAccount, ca
       missing = random.chance(MISSING_DAY_CHANCE)
     }
 
+    let record: DailyRecord | undefined
     if (!missing) {
-      const record: DailyRecord = {
+      record = {
         kind: 'daily',
         platform,
         account_id: accountId,
@@ -163,21 +166,29 @@ export function * generateAccountHistory (seed: number, account: DemoAccount, ca
         interactions: maybe(interactions),
       }
       for (const metric of specific) record[metric] = maybe(values[metric])
-      yield record
     }
 
-    // Posts exist whether or not the day's totals were reported.
+    // Posts exist whether or not the day's totals were reported. Those the day would publish
+    // after the moment of generation do not exist yet: they are drawn (so every later draw, and
+    // every other day, stays the same) but not emitted, and the day's posts_count counts only
+    // the ones published so far.
+    const date = calendar.dates[day] as string
     const times = Array.from({ length: postsCount }, () => postTime(random)).sort()
-    for (const time of times) {
+    const published = times.filter((time) => `${date}T${time}Z` <= calendar.notAfter).length
+    if (record !== undefined) {
+      if (published < postsCount && record.posts_count !== null) record.posts_count = published
+      yield record
+    }
+    for (const [index, time] of times.entries()) {
       const kind = random.weighted(postTypes)
       const postViews = Math.round(typicalViews / Math.max(profile.postsPerDay, 0.3) * kind.reachFactor * viral * random.noise(0.6))
       const postReach = Math.round(postViews * traits.reachPerView)
       const postDenominator = usesReach ? postReach : postViews
-      yield buildPost(random, {
+      const post = buildPost(random, {
         account,
         kind,
         postNumber: accountId * 10_000_000 + postSeq++,
-        createdTime: `${calendar.dates[day] as string}T${time}Z`,
+        createdTime: `${date}T${time}Z`,
         metrics: {
           views: postViews,
           reach: postReach,
@@ -186,6 +197,8 @@ export function * generateAccountHistory (seed: number, account: DemoAccount, ca
           ...splitInteractions(random, profile, postDenominator * traits.engagement * random.noise(0.4)),
         },
       })
+      // Times are sorted: the first `published` are the ones out by now.
+      if (index < published) yield post
     }
   }
 }

@@ -6,14 +6,23 @@ import type { Store } from '../../storage/db.js'
 import { findExistingBrandIds } from '../../storage/repositories/brands.repository.js'
 import { digestSecret, generateClientKey, generateSecretKey, generateUserId } from '../auth/credentials.js'
 import {
-  deleteGrants, findActiveCredentialOfUser, findUserById, insertCredential, insertGrants, insertUser,
-  listGrantedBrandIds, listUsers, revokeCredentialsOfUser, setUserDisabledAt,
+  deleteGrants, deleteUser, findActiveCredentialOfUser, findCredential, findUserById, insertCredential, insertGrants,
+  insertUser, listCredentialsOfUser, listGrantedBrandIds, listLiveCredentialsOfUser, listUsers, setCredentialRevokedAt,
+  setUserDisabledAt,
 } from '../../storage/repositories/users.repository.js'
 
 /**
- * The operator's side of partners: create users, issue and rotate their key pair, grant and
- * revoke brands, disable and enable. Used by the CLI; the login path reads the same tables.
+ * The operator's side of partners: create and delete users, issue, rotate and revoke their key
+ * pairs, grant and revoke brands, disable and enable. Used by the CLI; the login path reads the
+ * same tables.
+ *
+ * Key pairs (docs/authentication.md "Key pairs and rotation"): a user has at most
+ * MAX_LIVE_KEY_PAIRS live pairs, so a new pair can be rolled out before the old one is retired.
+ * A pair is live until its `revoked_at`, which a rotation with a grace period sets in the future.
  */
+
+/** Live key pairs a user may hold at once: the one in use and its replacement. */
+export const MAX_LIVE_KEY_PAIRS = 2
 
 export interface IssuedCredentials {
   user_id: string
@@ -27,8 +36,26 @@ export interface UserSummary {
   name: string
   disabled: boolean
   created_at: string
+  /** The newest live client key (null when none is live). */
   api_client_key: string | null
+  /** Every live client key, newest first (two while a new pair is rolled out). */
+  api_client_keys: string[]
   brand_ids: number[]
+}
+
+/** One key pair as `credentials list` shows it (never the secret, which is not stored). */
+export interface CredentialSummary {
+  api_client_key: string
+  created_at: string
+  /** When the pair stopped, or will stop, working; null: no end set. */
+  revoked_at: string | null
+  /** Whether login and tokens work with it now (true during a grace period). */
+  live: boolean
+}
+
+export interface RotatedCredentials extends IssuedCredentials {
+  /** The pairs the rotation ended, with when each stops working (now, or the end of the grace period). */
+  replaced: Array<{ api_client_key: string, revoked_at: string }>
 }
 
 /** Stored times are UTC to the second, the API's one timestamp format. */
@@ -72,14 +99,19 @@ export async function createUser (db: Kysely<Database>, input: { name: string, b
 
 export async function summarizeUsers (db: Kysely<Database>): Promise<UserSummary[]> {
   const users = await listUsers(db)
-  return await Promise.all(users.map(async (user) => ({
-    user_id: user.user_id,
-    name: user.name,
-    disabled: user.disabled_at !== null,
-    created_at: user.created_at,
-    api_client_key: (await findActiveCredentialOfUser(db, user.user_id))?.client_key ?? null,
-    brand_ids: await listGrantedBrandIds(db, user.user_id),
-  })))
+  const at = now()
+  return await Promise.all(users.map(async (user) => {
+    const live = (await listLiveCredentialsOfUser(db, user.user_id, at)).map((credential) => credential.client_key)
+    return {
+      user_id: user.user_id,
+      name: user.name,
+      disabled: user.disabled_at !== null,
+      created_at: formatUtcSeconds(user.created_at),
+      api_client_key: live[0] ?? null,
+      api_client_keys: live,
+      brand_ids: await listGrantedBrandIds(db, user.user_id),
+    }
+  }))
 }
 
 export async function setUserDisabled (db: Kysely<Database>, userId: string, disabled: boolean): Promise<{ user_id: string, disabled: boolean }> {
@@ -107,13 +139,85 @@ export async function revokeBrands (db: Kysely<Database>, userId: string, brandI
   })
 }
 
-/** Revokes the live key pair and issues a new one; the old pair fails at login from now on. */
-export async function rotateCredentials (db: Kysely<Database>, userId: string): Promise<IssuedCredentials> {
+/**
+ * Issues a new key pair and ends the live ones: at once, or, with a grace period, the newest
+ * live pair keeps working until then (so clients can switch over) and any other stops now.
+ * Refused with a grace period when the user already holds MAX_LIVE_KEY_PAIRS live pairs: which
+ * one to end is the operator's choice (`credentials revoke`).
+ */
+export async function rotateCredentials (db: Kysely<Database>, userId: string, graceSeconds = 0): Promise<RotatedCredentials> {
   return await db.transaction().execute(async (trx) => {
     await requireUser(trx, userId)
     const at = now()
-    await revokeCredentialsOfUser(trx, userId, at)
+    const live = await listLiveCredentialsOfUser(trx, userId, at)
+    if (graceSeconds > 0 && live.length >= MAX_LIVE_KEY_PAIRS) throw tooManyLivePairs(userId, live)
+    const graceEnd = formatUtcSeconds(Date.parse(at) + graceSeconds * 1000)
+    const replaced = live.map((credential) => {
+      // With a grace period there is one live pair: it works on until the grace ends, or until
+      // its own end if an earlier rotation already set a sooner one.
+      const ownEnd = credential.revoked_at === null ? undefined : formatUtcSeconds(credential.revoked_at)
+      const end = graceSeconds === 0 ? at : ownEnd !== undefined && Date.parse(ownEnd) < Date.parse(graceEnd) ? ownEnd : graceEnd
+      return { api_client_key: credential.client_key, revoked_at: end }
+    })
+    for (const { api_client_key: clientKey, revoked_at: revokedAt } of replaced) await setCredentialRevokedAt(trx, clientKey, revokedAt)
+    return { ...await issueCredential(trx, userId, at), replaced }
+  })
+}
+
+function tooManyLivePairs (userId: string, live: Array<{ client_key: string }>): AppError {
+  return new AppError('CONFLICT', `User ${userId} already has ${live.length} live key pairs (${live.map((credential) => credential.client_key).join(', ')}); revoke one first: partner-analytics credentials revoke CLIENT_KEY`)
+}
+
+/** A further key pair beside the live one(s), at most MAX_LIVE_KEY_PAIRS live at once. */
+export async function createCredential (db: Kysely<Database>, userId: string): Promise<IssuedCredentials> {
+  return await db.transaction().execute(async (trx) => {
+    await requireUser(trx, userId)
+    const at = now()
+    const live = await listLiveCredentialsOfUser(trx, userId, at)
+    if (live.length >= MAX_LIVE_KEY_PAIRS) throw tooManyLivePairs(userId, live)
     return await issueCredential(trx, userId, at)
+  })
+}
+
+export async function listCredentials (db: Kysely<Database>, userId: string): Promise<{ user_id: string, credentials: CredentialSummary[] }> {
+  await requireUser(db, userId)
+  const at = Date.parse(now())
+  const rows = await listCredentialsOfUser(db, userId)
+  return {
+    user_id: userId,
+    credentials: rows.map((row) => ({
+      api_client_key: row.client_key,
+      created_at: formatUtcSeconds(row.created_at),
+      revoked_at: row.revoked_at === null ? null : formatUtcSeconds(row.revoked_at),
+      live: row.revoked_at === null || Date.parse(row.revoked_at) > at,
+    })),
+  }
+}
+
+/**
+ * Ends a key pair now, also one in its grace period; login with it fails at once and its tokens
+ * within the access-cache bound. Revoking a pair already ended changes nothing.
+ */
+export async function revokeCredential (db: Kysely<Database>, clientKey: string): Promise<{ user_id: string, api_client_key: string, revoked_at: string }> {
+  return await db.transaction().execute(async (trx) => {
+    const credential = await findCredential(trx, clientKey)
+    if (credential === undefined) throw new AppError('NOT_FOUND', `No key pair with client key ${clientKey}`)
+    const at = now()
+    let revokedAt = credential.revoked_at === null ? null : formatUtcSeconds(credential.revoked_at)
+    if (revokedAt === null || Date.parse(revokedAt) > Date.parse(at)) {
+      revokedAt = at
+      await setCredentialRevokedAt(trx, clientKey, at)
+    }
+    return { user_id: credential.user_id, api_client_key: clientKey, revoked_at: revokedAt }
+  })
+}
+
+/** Deletes a user with its key pairs and grants; its tokens stop within the access-cache bound. */
+export async function removeUser (db: Kysely<Database>, userId: string): Promise<{ user_id: string, deleted: true }> {
+  return await db.transaction().execute(async (trx) => {
+    await requireUser(trx, userId)
+    await deleteUser(trx, userId)
+    return { user_id: userId, deleted: true as const }
   })
 }
 
@@ -126,7 +230,11 @@ export function createUsersService (deps: { store: Store }) {
     setDisabled: async (userId: string, disabled: boolean) => await setUserDisabled(db, userId, disabled),
     grant: async (userId: string, brandIds: number[]) => await grantBrands(db, userId, brandIds),
     revoke: async (userId: string, brandIds: number[]) => await revokeBrands(db, userId, brandIds),
-    rotate: async (userId: string) => await rotateCredentials(db, userId),
+    remove: async (userId: string) => await removeUser(db, userId),
+    rotate: async (userId: string, graceSeconds = 0) => await rotateCredentials(db, userId, graceSeconds),
+    createCredential: async (userId: string) => await createCredential(db, userId),
+    listCredentials: async (userId: string) => await listCredentials(db, userId),
+    revokeCredential: async (clientKey: string) => await revokeCredential(db, clientKey),
     activeClientKeyOf: async (userId: string) => (await findActiveCredentialOfUser(db, userId))?.client_key,
   }
 }

@@ -7,7 +7,10 @@ export interface TokenPrincipalRow {
   user_id: string
   name: string
   disabled_at: string | null
-  /** When the token's credential was revoked (rotation); null while it is live. */
+  /**
+   * When the token's credential stopped working (revoked, or the end of a rotation's grace
+   * period); null while it is live, including during a grace period.
+   */
   credential_revoked_at: string | null
   /** False when no credential with that client key belongs to this user. */
   credential_found: boolean
@@ -17,7 +20,7 @@ export interface TokenPrincipalRow {
  * The user a token names and the state of the credential it was issued for, in one primary-key
  * query: the authentication hook runs it on every protected request.
  */
-export async function findTokenPrincipal (db: Db, userId: string, clientKey: string): Promise<TokenPrincipalRow | undefined> {
+export async function findTokenPrincipal (db: Db, userId: string, clientKey: string, nowMs: number = Date.now()): Promise<TokenPrincipalRow | undefined> {
   const row = await db.selectFrom('users')
     .leftJoin('credentials', (join) => join
       .onRef('credentials.user_id', '=', 'users.user_id')
@@ -31,6 +34,6 @@ export async function findTokenPrincipal (db: Db, userId: string, clientKey: str
     name: row.name,
     disabled_at: row.disabled_at,
     credential_found: row.client_key !== null,
-    credential_revoked_at: row.revoked_at,
+    credential_revoked_at: row.revoked_at !== null && Date.parse(row.revoked_at) <= nowMs ? row.revoked_at : null,
   }
 }

@@ -37,3 +37,22 @@ export async function listAccountsOfBrands (db: Db, brandIds: number[]): Promise
     .execute()
   return rows.map((row) => ({ ...row, brand_id: Number(row.brand_id), account_id: Number(row.account_id) }))
 }
+
+/** Every brand with its number of accounts, by brand_id (the operator's `brands list`). */
+export async function listBrandsWithAccountCounts (db: Db): Promise<Array<{ brand_id: number, brand_name: string, accounts: number }>> {
+  const rows = await db.selectFrom('brands')
+    .leftJoin('accounts', 'accounts.brand_id', 'brands.brand_id')
+    .select((eb) => ['brands.brand_id', 'brands.brand_name', eb.fn.count<number>('accounts.account_id').as('accounts')])
+    .groupBy(['brands.brand_id', 'brands.brand_name'])
+    .orderBy('brands.brand_id')
+    .execute()
+  return rows.map((row) => ({ brand_id: Number(row.brand_id), brand_name: row.brand_name, accounts: Number(row.accounts) }))
+}
+
+/** Every account, or those of one brand, by brand_id and account_id. */
+export async function listAccounts (db: Db, brandId?: number): Promise<Array<{ brand_id: number, platform: PlatformCode, account_id: number, account_name: string, network_id: string | null }>> {
+  let query = db.selectFrom('accounts').select(['brand_id', 'platform', 'account_id', 'account_name', 'network_id'])
+  if (brandId !== undefined) query = query.where('brand_id', '=', brandId)
+  const rows = await query.orderBy('brand_id').orderBy('account_id').orderBy('platform').execute()
+  return rows.map((row) => ({ ...row, brand_id: Number(row.brand_id), account_id: Number(row.account_id) }))
+}

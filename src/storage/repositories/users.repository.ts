@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely'
+import { formatUtcSeconds } from '../../domain/dates.js'
 import type { CredentialRow, Database, UserRow } from '../database.js'
 
 /** Users, their credentials and their brand grants. Plain functions; callers own transactions. */
@@ -25,26 +26,64 @@ export async function insertCredential (db: Db, credential: CredentialRow): Prom
   await db.insertInto('credentials').values(credential).execute()
 }
 
-/** The live (not revoked) credential holding this client key, if any. */
-export async function findActiveCredential (db: Db, clientKey: string): Promise<CredentialRow | undefined> {
+/**
+ * A credential is live at `at` while it has no `revoked_at` or its `revoked_at` is still ahead
+ * (a rotation's grace period sets it in the future). Timestamps are whole-second UTC text, which
+ * compares in time order in SQLite and is cast to timestamptz in PostgreSQL.
+ */
+function liveAt (at: string) {
+  return (eb: ExpressionBuilder<Database, 'credentials'>) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', at)])
+}
+
+/**
+ * Newest first: by creation time, and within one second a pair with no end before one that a
+ * rotation ended (the rotation's new pair is the newer of the two).
+ */
+const withoutEndFirst = sql`case when revoked_at is null then 0 else 1 end`
+
+/** The credential holding this client key, if it is live at `at` (default now). */
+export async function findActiveCredential (db: Db, clientKey: string, at: string = formatUtcSeconds()): Promise<CredentialRow | undefined> {
   return await db.selectFrom('credentials').selectAll()
     .where('client_key', '=', clientKey)
-    .where('revoked_at', 'is', null)
+    .where(liveAt(at))
     .executeTakeFirst()
 }
 
-export async function findActiveCredentialOfUser (db: Db, userId: string): Promise<CredentialRow | undefined> {
+/** The user's newest credential live at `at` (default now). */
+export async function findActiveCredentialOfUser (db: Db, userId: string, at: string = formatUtcSeconds()): Promise<CredentialRow | undefined> {
+  return (await listLiveCredentialsOfUser(db, userId, at))[0]
+}
+
+/** The user's credentials live at `at`, newest first. */
+export async function listLiveCredentialsOfUser (db: Db, userId: string, at: string): Promise<CredentialRow[]> {
   return await db.selectFrom('credentials').selectAll()
     .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst()
+    .where(liveAt(at))
+    .orderBy('created_at', 'desc').orderBy(withoutEndFirst).orderBy('client_key', 'desc')
+    .execute()
 }
 
-export async function revokeCredentialsOfUser (db: Db, userId: string, revokedAt: string): Promise<void> {
-  await db.updateTable('credentials').set({ revoked_at: revokedAt })
+/** Every credential of the user, live or not, newest first. */
+export async function listCredentialsOfUser (db: Db, userId: string): Promise<CredentialRow[]> {
+  return await db.selectFrom('credentials').selectAll()
     .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc').orderBy(withoutEndFirst).orderBy('client_key', 'desc')
     .execute()
+}
+
+/** The credential holding this client key, live or not. */
+export async function findCredential (db: Db, clientKey: string): Promise<CredentialRow | undefined> {
+  return await db.selectFrom('credentials').selectAll().where('client_key', '=', clientKey).executeTakeFirst()
+}
+
+/** Sets when a credential stops working (now, or the end of a grace period). */
+export async function setCredentialRevokedAt (db: Db, clientKey: string, revokedAt: string): Promise<void> {
+  await db.updateTable('credentials').set({ revoked_at: revokedAt }).where('client_key', '=', clientKey).execute()
+}
+
+/** Deletes the user; its credentials and grants go with it (ON DELETE CASCADE). */
+export async function deleteUser (db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('users').where('user_id', '=', userId).execute()
 }
 
 export async function insertGrants (db: Db, userId: string, brandIds: number[], createdAt: string): Promise<void> {

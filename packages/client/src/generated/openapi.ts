@@ -490,6 +490,10 @@ export interface components {
         "Retry-After": number;
         /** @description `Bearer`, or `Bearer error="invalid_token"` for TOKEN_INVALID and TOKEN_EXPIRED */
         "WWW-Authenticate": string;
+        /** @description Weak validator of this answer (`W/"…"`): send it back as `If-None-Match` to get `304 Not Modified` with no body while the data is unchanged */
+        ETag: string;
+        /** @description `private, no-cache`: keep the answer if you like, but revalidate (If-None-Match) before reusing it */
+        "Cache-Control": "private, no-cache";
     };
     pathItems: never;
 }
@@ -690,6 +694,8 @@ export interface operations {
                     "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
                     "X-Usage-Total": components["headers"]["X-Usage-Total"];
                     "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -844,6 +850,8 @@ export interface operations {
                     "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
                     "X-Usage-Total": components["headers"]["X-Usage-Total"];
                     "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1048,6 +1056,8 @@ export interface operations {
                     "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
                     "X-Usage-Total": components["headers"]["X-Usage-Total"];
                     "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
