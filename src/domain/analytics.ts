@@ -77,11 +77,7 @@ export interface AggregateFigures {
   posts_per_day: number
 }
 
-export interface AnalyticsReport {
-  type: ReportType
-  entries: Entry[]
-  /** type=agg only. */
-  aggregates?: { total: AggregateFigures, average: AggregateFigures } | undefined
+interface ReportBase {
   period: Period
   /** The requested platform codes, or undefined for every platform. */
   platforms: PlatformCode[] | undefined
@@ -89,6 +85,28 @@ export interface AnalyticsReport {
   brandIds: number[]
   /** Set when exactly one brand_id was given. */
   singleBrandId: number | undefined
-  /** type=daily: set when another page exists (the position of this page's last entry). */
+}
+
+/**
+ * A daily page. Its entries come as JSON text, each exactly what the wire shows: a brand-day's
+ * entry is rendered once, when the import sums it (docs/storage.md "Read model").
+ */
+export interface DailyAnalyticsReport extends ReportBase {
+  type: 'daily'
+  entriesJson: string[]
+  /** Set when another page exists (the position of this page's last entry). */
   next?: DailyPosition | undefined
 }
+
+export interface MonthlyAnalyticsReport extends ReportBase {
+  type: 'monthly'
+  entries: Entry[]
+}
+
+export interface AggAnalyticsReport extends ReportBase {
+  type: 'agg'
+  entries: Entry[]
+  aggregates: { total: AggregateFigures, average: AggregateFigures }
+}
+
+export type AnalyticsReport = DailyAnalyticsReport | MonthlyAnalyticsReport | AggAnalyticsReport

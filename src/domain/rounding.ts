@@ -23,17 +23,30 @@ export function amountToCents (amount: number): number {
 }
 
 /**
- * numerator / denominator rounded half-up to `decimals` places, exactly (BigInt arithmetic, as
- * interactions × 10^6 can pass 2^53). 0 when the denominator is 0. Inputs are non-negative integers.
+ * numerator / denominator rounded half-up to `decimals` places, exactly. 0 when the denominator is
+ * 0. Inputs are non-negative integers. The rounded value is floor((2·n·10^d + den) / (2·den)) / 10^d;
+ * while every product stays below 2^53 that floor is computed exactly in doubles (the quotient is
+ * corrected by one where the division rounded across an integer); beyond, in BigInt
+ * (interactions × 10^6 can pass 2^53).
  */
 export function roundedRatio (numerator: number, denominator: number, decimals: number): number {
   if (denominator === 0) return 0
-  const scale = 10n ** BigInt(decimals)
-  const n = BigInt(numerator) * scale * 2n + BigInt(denominator)
-  const scaled = n / (2n * BigInt(denominator))
-  // Number(scaled) / 10^d is the double nearest the decimal, i.e. what JSON.parse of it gives.
-  return Number(scaled) / Number(scale)
+  const scale = POWERS_OF_TEN[decimals] ?? 10 ** decimals
+  const dividend = 2 * numerator * scale + denominator
+  const divisor = 2 * denominator
+  if (dividend + divisor <= Number.MAX_SAFE_INTEGER) {
+    let scaled = Math.floor(dividend / divisor)
+    if (scaled * divisor > dividend) scaled -= 1
+    else if ((scaled + 1) * divisor <= dividend) scaled += 1
+    // The double nearest the decimal, i.e. what JSON.parse of it gives.
+    return scaled / scale
+  }
+  const bigScale = 10n ** BigInt(decimals)
+  const scaled = (BigInt(numerator) * bigScale * 2n + BigInt(denominator)) / (2n * BigInt(denominator))
+  return Number(scaled) / Number(bigScale)
 }
+
+const POWERS_OF_TEN = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
 
 /** An integer number of cents divided by n, rounded half-up to whole cents, as an amount. */
 export function averageCents (totalCents: number, n: number): number {

@@ -104,8 +104,11 @@ export type RollupColumns = {
   engagement_denominator: number | null
 } & Record<Exclude<DailyCountMetric, 'followers'>, number | null>
 
-/** One brand's day, every platform summed. */
-export type BrandDailyTable = { brand_id: number, date: string } & RollupColumns
+/**
+ * One brand's day, every platform summed, with its daily entry as the API writes it (migration
+ * 2026_11_24_0000_daily_entry_json; NULL for rows summed before it).
+ */
+export type BrandDailyTable = { brand_id: number, date: string, entry_json: string | null } & RollupColumns
 /** One brand's month (first day); followers = Σ over its accounts of each one's last value in the month. */
 export type BrandMonthlyTable = { brand_id: number, month: string } & RollupColumns
 /** One account's month (first day), with the day of its last reported followers. */

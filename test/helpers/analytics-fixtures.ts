@@ -3,7 +3,7 @@ import { CORE_COUNT_METRICS, PLATFORM_METRIC_NAMES, metricAppliesTo } from '../.
 import type { PlatformCode } from '../../src/domain/platforms.js'
 import type { Database, NewAccountRow, NewBrandRow, NewDailyMetricsRow } from '../../src/storage/database.js'
 import type { Store } from '../../src/storage/db.js'
-import { rebuildReadModel } from '../../src/storage/read-model/rebuild.js'
+import { rebuildReadModel } from '../../src/services/analytics/read-model.js'
 import { addDays } from '../../src/domain/dates.js'
 
 /**

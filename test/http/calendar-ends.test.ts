@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { MonthlyReport } from '../../src/http/schemas/analytics.schemas.js'
-import { rebuildReadModel } from '../../src/storage/read-model/rebuild.js'
+import { rebuildReadModel } from '../../src/services/analytics/read-model.js'
 import { dailyRow } from '../helpers/analytics-fixtures.js'
 import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'

@@ -4,7 +4,7 @@ import type { Store } from '../../storage/db.js'
 import { createReportReader } from '../../storage/queries/report-reader.js'
 import { findBrandNames } from '../../storage/repositories/account-lookup.repository.js'
 import { computeAggregates } from './aggregates.js'
-import { toEntry, type EntryInput } from './entries.js'
+import { entryJson, toEntry, type EntryInput } from './entries.js'
 
 /**
  * GET /analytics/ below HTTP: given a validated request and its resolved scope, run the one
@@ -35,21 +35,22 @@ export function createAnalyticsService (deps: { store: Store }): AnalyticsServic
   return {
     report: async (scope, request) => {
       const grouping = groupingOf(request, scope)
-      const base = { type: request.type, period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
+      const base = { period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
       // A user with no brands has nothing to read (and `in ()` is not valid SQL).
       const empty = scope.brandIds.length === 0
 
       if (request.type === 'daily') {
         const page = empty ? { rows: [], next: undefined } : await reader.dailyPage(scope, grouping, request.period, request.after)
-        return { ...base, entries: await entriesOf(page.rows, request, scope, grouping), next: page.next }
+        const entriesJson = page.rendered ?? (await entriesOf(page.rows, request, scope, grouping)).map(entryJson)
+        return { ...base, type: 'daily', entriesJson, next: page.next }
       }
       if (request.type === 'monthly') {
         const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
-        return { ...base, entries: await entriesOf(rows, request, scope, grouping) }
+        return { ...base, type: 'monthly', entries: await entriesOf(rows, request, scope, grouping) }
       }
       const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
       const entries = await entriesOf(rows, request, scope, grouping)
-      return { ...base, entries, aggregates: computeAggregates(entries) }
+      return { ...base, type: 'agg', entries, aggregates: computeAggregates(entries) }
     },
   }
 }

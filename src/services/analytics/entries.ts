@@ -3,7 +3,7 @@ import { daysBetween, lastDayOfMonth } from '../../domain/dates.js'
 import type { Period } from '../../domain/period.js'
 import { PLATFORM_CODES, type PlatformCode } from '../../domain/platforms.js'
 import type { Scope } from '../../domain/scope.js'
-import { toMetricFields, type MetricFields } from './metrics.js'
+import { writeMetricFields, type EntryContext } from './metrics.js'
 
 /**
  * One summed group → one API entry: its key fields (date / month), its metadata (docs/api-reference.md "GET /analytics/":
@@ -31,7 +31,7 @@ export function daysOfMonthInPeriod (month: string, period: Period): number {
 export function toEntry (row: GroupRow, input: EntryInput): Entry {
   const { report, grouping, scope, period } = input
   const platform: PlatformCode | undefined = grouping.byPlatform ? PLATFORM_CODES[Number(row.platform_rank)] : undefined
-  const days = report === 'monthly' ? daysOfMonthInPeriod(row.bucket, period) : daysBetween(period.since, period.until) + 1
+  const days = report === 'monthly' ? daysOfMonthInPeriod(row.bucket, period) : report === 'agg' ? daysBetween(period.since, period.until) + 1 : 1
   const entry: Entry = {}
   if (report === 'daily') entry.date = row.bucket
   if (report === 'monthly') entry.month = row.bucket
@@ -53,6 +53,24 @@ export function toEntry (row: GroupRow, input: EntryInput): Entry {
       entry.account_name = account?.account_name ?? null
     }
   }
-  const metrics: MetricFields = toMetricFields(row, { report, platform, days })
-  return { ...entry, ...metrics }
+  return writeMetricFields(entry, row, { report, platform, days })
+}
+
+/**
+ * An entry as the wire writes it. The entry holds only the contract's fields, in its order, so
+ * JSON.stringify writes what the route's schema serializer would (test/analytics/rendered-entries.test.ts).
+ */
+export function entryJson (entry: Entry): string {
+  return JSON.stringify(entry)
+}
+
+const BRAND_DAY: EntryContext = { report: 'daily', platform: undefined, days: 1 }
+
+/**
+ * The daily entry of a brand over every platform — which depends on that brand-day's sums and
+ * nothing else — as JSON: what the read model stores in brand_daily.entry_json. The same fields,
+ * in the same order, as toEntry gives a daily entry grouped by brand.
+ */
+export function renderBrandDayEntry (row: GroupRow): string {
+  return entryJson(writeMetricFields({ date: row.bucket, brand_id: Number(row.group_id) }, row, BRAND_DAY))
 }

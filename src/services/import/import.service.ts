@@ -3,6 +3,7 @@ import { accountKey } from '../../domain/platforms.js'
 import type { Store } from '../../storage/db.js'
 import { listAccountKeys, listBrandIds } from '../../storage/repositories/import-lookup.repository.js'
 import { openImportWriter, type ImportWriter } from '../../storage/repositories/import-writer.js'
+import { renderBrandDayEntry } from '../analytics/entries.js'
 import type { ImportRecord, RecordKind } from './records.js'
 import type { RecordSource } from './source.js'
 import { validateRecord, type Declaration, type Reference } from './validate-record.js'
@@ -138,7 +139,7 @@ export async function importSources (store: Store, sources: RecordSource[], opti
   }
 
   const references = new References(await listBrandIds(store.db), await listAccountKeys(store.db))
-  const writer: ImportWriter | undefined = options.dryRun === true ? undefined : await openImportWriter(store, formatUtcSeconds())
+  const writer: ImportWriter | undefined = options.dryRun === true ? undefined : await openImportWriter(store, formatUtcSeconds(), renderBrandDayEntry)
   const counts: Record<RecordKind, number> = { brand: 0, account: 0, daily: 0, post: 0 }
   let records = 0
   let read = 0

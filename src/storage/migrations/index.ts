@@ -3,6 +3,7 @@ import * as initialSchema from './2026_11_21_0000_initial_schema.js'
 import * as postSnapshots from './2026_11_22_0000_post_snapshots.js'
 import * as deferredReferences from './2026_11_23_0000_deferred_references.js'
 import * as readModel from './2026_11_23_0100_read_model.js'
+import * as dailyEntryJson from './2026_11_24_0000_daily_entry_json.js'
 
 /**
  * Every migration, by name. Listed statically (not read from the folder) so the same list works
@@ -13,4 +14,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0000_post_snapshots': postSnapshots,
   '2026_11_23_0000_deferred_references': deferredReferences,
   '2026_11_23_0100_read_model': readModel,
+  '2026_11_24_0000_daily_entry_json': dailyEntryJson,
 }

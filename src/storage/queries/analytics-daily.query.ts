@@ -33,6 +33,11 @@ export function buildDailyQuery (db: Kysely<Database>, input: DailyQueryInput) {
 
 export interface DailyPage {
   rows: GroupRow[]
+  /**
+   * The page's entries as JSON text, when the read model holds them rendered (brands over every
+   * platform); `rows` is then empty.
+   */
+  rendered?: string[] | undefined
   /** Set when another page exists: the position of this page's last row. */
   next: DailyPosition | undefined
 }

@@ -2,6 +2,7 @@ import { addDays, lastDayOfMonth } from '../../domain/dates.js'
 import type { Period } from '../../domain/period.js'
 import type { Dialect } from '../db.js'
 import { ROLLUP_METRICS } from '../read-model/columns.js'
+import { BRAND_DAY_COLUMNS } from '../read-model/group-rows.js'
 
 /**
  * The reports grouped by brand over every platform — the daily page, the monthly report and the agg
@@ -29,9 +30,6 @@ export interface Statement {
   /** The parameter names in order ($1, $2, … on PostgreSQL; @name on SQLite). */
   parameters: readonly string[]
 }
-
-/** `bucket, group_id, platform_rank` then ROLLUP_METRICS: the columns every statement returns. */
-export const REPORT_COLUMNS = ['bucket', 'group_id', 'platform_rank', ...ROLLUP_METRICS] as const
 
 /** A range no date falls in: passed where a piece of the period is empty, so the text stays the same. */
 export const NO_DATES = { from: '9999-12-31', to: '1000-01-01' } as const
@@ -163,8 +161,15 @@ export type BrandCount = 'one' | 'few' | 'many'
 /** Above this many brands a daily page walks the dates rather than each brand's range. */
 export const FEW_BRANDS = 10
 
+/**
+ * What a daily page's rows carry: `rendered` — bucket, group id and the brand-day's entry JSON
+ * (brand_daily.entry_json, NULL for a row summed before it existed); `sums` — bucket, group id,
+ * platform rank and the metrics, to shape entries from.
+ */
+export type DailyPageColumns = 'rendered' | 'sums'
+
 /** A daily page of brands: up to 21 brand-days, newest first, then by brand (the 21st says "there is more"). */
-export function dailyPageStatement (dialect: Dialect, brands: BrandCount, continued: boolean): Statement {
+export function dailyPageStatement (dialect: Dialect, brands: BrandCount, continued: boolean, columns: DailyPageColumns): Statement {
   const w = new Writer(dialect)
   const scope = brands === 'one' ? `b.brand_id = ${w.p('brand', 'bigint')}` : `b.brand_id in (${w.brandsTable()})`
   const period = `b.date between ${w.p('since', 'date')} and ${w.p('until', 'date')}`
@@ -176,9 +181,9 @@ export function dailyPageStatement (dialect: Dialect, brands: BrandCount, contin
       : ` and (b.date < ${w.p('after_date', 'text')} or (b.date = ${w.p('after_date', 'text')} and b.brand_id > ${w.p('after_brand', 'integer')}))`
   // SQLite's planner prefers each brand's range even for long lists; walking the dates is cheaper there.
   const table = brands === 'many' && !w.postgres ? 'brand_daily b indexed by brand_daily_date_idx' : 'brand_daily b'
-  const text = `select b.date as bucket, b.brand_id as group_id, 0 as platform_rank, ${ROLLUP_METRICS.map((metric) => `b.${metric}`).join(', ')}
-    from ${table} where ${scope} and ${period}${after} order by b.date desc, b.brand_id limit 21`
-  return { name: `brand_daily_${brands}_${continued ? 'next' : 'first'}`, text, parameters: w.parameters }
+  const selected = columns === 'rendered' ? 'b.date, b.brand_id, b.entry_json' : BRAND_DAY_COLUMNS
+  const text = `select ${selected} from ${table} where ${scope} and ${period}${after} order by b.date desc, b.brand_id limit 21`
+  return { name: `brand_daily_${brands}_${continued ? 'next' : 'first'}_${columns}`, text, parameters: w.parameters }
 }
 
 /** Named values of the agg and monthly statements: the brands, then the pieces of the period. */

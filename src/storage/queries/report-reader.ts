@@ -1,4 +1,4 @@
-import type { DailyPosition, GroupRow, Grouping } from '../../domain/analytics.js'
+import { DAILY_PAGE_SIZE, type DailyPosition, type GroupRow, type Grouping } from '../../domain/analytics.js'
 import type { Period } from '../../domain/period.js'
 import type { Scope } from '../../domain/scope.js'
 import type { Store } from '../db.js'
@@ -6,7 +6,8 @@ import { createStatementRunner } from '../prepared.js'
 import { runAggQuery } from './analytics-agg.query.js'
 import { pageOf, runDailyQuery, type DailyPage } from './analytics-daily.query.js'
 import { runMonthlyQuery } from './analytics-monthly.query.js'
-import { FEW_BRANDS, REPORT_COLUMNS, aggStatement, dailyPageStatement, monthlyStatement, periodValues, type BrandCount, type Statement } from './brand-reports.query.js'
+import { groupRowOf } from '../read-model/group-rows.js'
+import { FEW_BRANDS, aggStatement, dailyPageStatement, monthlyStatement, periodValues, type BrandCount, type Statement } from './brand-reports.query.js'
 
 /**
  * Where each report is read from. Reports of brands over every platform (no `platform`, no
@@ -14,6 +15,8 @@ import { FEW_BRANDS, REPORT_COLUMNS, aggStatement, dailyPageStatement, monthlySt
  * statements prepared once (brand-reports.query.ts). The others group account rows: per account-day
  * for daily pages, account_monthly plus the edges' raw days for monthly and agg
  * (analytics-grouped.query.ts). Both give the same numbers; the oracle tests hold either to them.
+ * A daily page of brands comes rendered: its rows' entry JSON from the read model, shaped from
+ * their sums only for rows summed before entry_json existed.
  */
 export interface ReportReader {
   dailyPage: (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period, after: DailyPosition | undefined) => Promise<DailyPage>
@@ -26,11 +29,20 @@ function byBrandOverEveryPlatform (scope: Scope, grouping: Omit<Grouping, 'bucke
   return scope.kind === 'brands' && grouping.by === 'brand' && !grouping.byPlatform && scope.platforms === undefined
 }
 
-/** One array row of a report statement as a group row. */
-function groupRow (row: unknown[]): GroupRow {
-  const out: Record<string, unknown> = {}
-  for (let index = 0; index < REPORT_COLUMNS.length; index += 1) out[REPORT_COLUMNS[index] as string] = row[index]
-  return out as GroupRow
+/** Rows of a rendered daily page: date, brand, entry JSON (null when not rendered). */
+type RenderedRow = [string, number, string | null]
+
+/** Up to 21 rendered rows → the page; undefined when one of its rows has no rendered entry. */
+function renderedPageOf (rows: RenderedRow[]): DailyPage | undefined {
+  const page = rows.length > DAILY_PAGE_SIZE ? rows.slice(0, DAILY_PAGE_SIZE) : rows
+  const rendered: string[] = []
+  for (const [, , json] of page) {
+    if (json === null) return undefined
+    rendered.push(json)
+  }
+  const last = page[page.length - 1]
+  const next = rows.length > DAILY_PAGE_SIZE && last !== undefined ? { date: last[0], groupId: Number(last[1]), platformRank: 0 } : undefined
+  return { rows: [], rendered, next }
 }
 
 export function createReportReader (store: Store): ReportReader {
@@ -50,24 +62,28 @@ export function createReportReader (store: Store): ReportReader {
     dailyPage: async (scope, grouping, period, after) => {
       if (!byBrandOverEveryPlatform(scope, grouping)) return await runDailyQuery(store.db, { ...input(scope, grouping, period), after })
       const count: BrandCount = scope.brandIds.length === 1 ? 'one' : scope.brandIds.length <= FEW_BRANDS ? 'few' : 'many'
-      const page = statement(`daily-${count}-${after === undefined ? 'first' : 'next'}`, () => dailyPageStatement(store.dialect, count, after !== undefined))
-      const rows = await runner.rows(page, {
+      const continued = after !== undefined
+      const values = {
         brand: scope.brandIds[0],
         brands: scope.brandIds,
         since: period.since,
         until: period.until,
         after_date: after?.date,
         after_brand: after?.groupId,
-      })
-      return pageOf(rows.map(groupRow))
+      }
+      const rendered = statement(`daily-${count}-${continued}-rendered`, () => dailyPageStatement(store.dialect, count, continued, 'rendered'))
+      const page = renderedPageOf(await runner.rows(rendered, values) as RenderedRow[])
+      if (page !== undefined) return page
+      const sums = statement(`daily-${count}-${continued}-sums`, () => dailyPageStatement(store.dialect, count, continued, 'sums'))
+      return pageOf((await runner.rows(sums, values)).map(groupRowOf))
     },
     monthly: async (scope, grouping, period) => {
       if (!byBrandOverEveryPlatform(scope, grouping)) return await runMonthlyQuery(store.db, input(scope, grouping, period))
-      return (await runner.rows(statement('monthly', () => monthlyStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRow)
+      return (await runner.rows(statement('monthly', () => monthlyStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
     },
     agg: async (scope, grouping, period) => {
       if (!byBrandOverEveryPlatform(scope, grouping)) return await runAggQuery(store.db, input(scope, grouping, period))
-      return (await runner.rows(statement('agg', () => aggStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRow)
+      return (await runner.rows(statement('agg', () => aggStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
     },
   }
 }

@@ -2,6 +2,7 @@ import type SqliteDatabase from 'better-sqlite3'
 import type pg from 'pg'
 import { lastDayOfMonth } from '../../domain/dates.js'
 import { METRIC_LIST, ROLLUP_METRICS, rawSums } from './columns.js'
+import { BRAND_DAY_COLUMNS, groupRowOf, type BrandDayRenderer } from './group-rows.js'
 import { splitAccountKey, type TouchedKeys } from './touched.js'
 
 /**
@@ -10,8 +11,10 @@ import { splitAccountKey, type TouchedKeys } from './touched.js'
  * the brand-months they belong to (an account that moved brands counts every month it has, for both
  * brands) are recomputed from the raw rows — deleted, then summed again. Recomputing rather than
  * adding keeps it exact whatever the import replaced, and it reads only the touched months.
- * Both dialects side by side: the SQL differs in how each planner is kept on the keys (SQLite:
- * CROSS JOIN fixes the join order; PostgreSQL: LATERAL per key, no memoize, no JIT).
+ * Every brand-day summed again gets its daily entry rendered (brand_daily.entry_json) by the
+ * renderer the caller supplies. Both dialects side by side: the SQL differs in how each planner is
+ * kept on the keys (SQLite: CROSS JOIN fixes the join order; PostgreSQL: LATERAL per key, no
+ * memoize, no JIT).
  */
 
 interface AccountMonth { platform: string, accountId: number, month: string, lastDay: string }
@@ -40,7 +43,7 @@ function touchedAccountMonths (touched: TouchedKeys): AccountMonth[] {
 // ------------------------------------------------------------------------------------------------
 // SQLite (better-sqlite3, synchronous, in the import's transaction)
 
-export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched: TouchedKeys): void {
+export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched: TouchedKeys, render: BrandDayRenderer): void {
   if (touched.empty) return
   sqlite.exec(`create temp table if not exists touched_am (platform text not null, account_id integer not null, month text not null, last_day text not null,
     primary key (platform, account_id, month)) without rowid`)
@@ -74,13 +77,19 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     where d.platform = t.platform and d.account_id = t.account_id and d.date between t.month and t.last_day
     group by t.platform, t.account_id, t.month`)
 
+  const brandMonths = sqlite.prepare('select brand_id, month, last_day from touched_bm').raw().all() as Array<[number, string, string]>
   const deleteBrandDays = sqlite.prepare('delete from brand_daily where brand_id = ? and date between ? and ?')
-  for (const row of sqlite.prepare('select brand_id, month, last_day from touched_bm').raw().all() as Array<[number, string, string]>) deleteBrandDays.run(...row)
+  for (const row of brandMonths) deleteBrandDays.run(...row)
   sqlite.exec(`insert into brand_daily (brand_id, date, ${METRIC_LIST})
     select t.brand_id, d.date, ${RAW_SUMS}
     from touched_bm t cross join accounts a cross join daily_metrics d
     where a.brand_id = t.brand_id and d.platform = a.platform and d.account_id = a.account_id and d.date between t.month and t.last_day
     group by t.brand_id, d.date`)
+  const daysOf = sqlite.prepare(`select ${BRAND_DAY_COLUMNS} from brand_daily b where b.brand_id = ? and b.date between ? and ?`).raw()
+  const setEntry = sqlite.prepare('update brand_daily set entry_json = ? where brand_id = ? and date = ?')
+  for (const brandMonth of brandMonths) {
+    for (const day of daysOf.all(...brandMonth) as unknown[][]) setEntry.run(render(groupRowOf(day)), day[1], day[0])
+  }
 
   sqlite.exec('delete from brand_monthly where (brand_id, month) in (select brand_id, month from touched_bm)')
   sqlite.exec(`insert into brand_monthly (brand_id, month, ${METRIC_LIST})
@@ -93,7 +102,7 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
 // ------------------------------------------------------------------------------------------------
 // PostgreSQL (one client, in the import's transaction)
 
-export async function refreshPostgresReadModel (client: pg.PoolClient, touched: TouchedKeys): Promise<void> {
+export async function refreshPostgresReadModel (client: pg.PoolClient, touched: TouchedKeys, render: BrandDayRenderer): Promise<void> {
   if (touched.empty) return
   // The refresh joins a few thousand keys to their rows: keep the planner on per-key index scans.
   await client.query('set local enable_memoize = off; set local jit = off; set local work_mem = \'64MB\'')
@@ -140,10 +149,31 @@ export async function refreshPostgresReadModel (client: pg.PoolClient, touched: 
       select d.date, ${RAW_SUMS}
       from accounts a join daily_metrics d on d.platform = a.platform and d.account_id = a.account_id and d.date between t.month and t.last_day
       where a.brand_id = t.brand_id group by d.date) s`)
+  await renderPostgresBrandDays(client, render)
 
   await client.query('delete from brand_monthly b using touched_bm t where b.brand_id = t.brand_id and b.month = t.month')
   await client.query(`insert into brand_monthly (brand_id, month, ${METRIC_LIST})
     select t.brand_id, t.month, ${BRAND_MONTH_SUMS}
     from touched_bm t join brand_daily b on b.brand_id = t.brand_id and b.date between t.month and t.last_day
     group by t.brand_id, t.month`)
+}
+
+/** Brand-months rendered per round trip: about 15,000 brand-days, a few MB either way. */
+const RENDER_BATCH_MONTHS = 500
+
+/** Renders the entry of every brand-day of touched_bm, a batch of brand-months at a time. */
+async function renderPostgresBrandDays (client: pg.PoolClient, render: BrandDayRenderer): Promise<void> {
+  const { rows: brandMonths } = await client.query<[string, string, string]>({ text: 'select brand_id, month, last_day from touched_bm order by brand_id, month', rowMode: 'array' })
+  for (let start = 0; start < brandMonths.length; start += RENDER_BATCH_MONTHS) {
+    const batch = brandMonths.slice(start, start + RENDER_BATCH_MONTHS)
+    const { rows: days } = await client.query<unknown[]>({
+      text: `select ${BRAND_DAY_COLUMNS} from unnest($1::bigint[], $2::date[], $3::date[]) as t (brand_id, month, last_day)
+        join brand_daily b on b.brand_id = t.brand_id and b.date between t.month and t.last_day`,
+      values: [batch.map((row) => row[0]), batch.map((row) => row[1]), batch.map((row) => row[2])],
+      rowMode: 'array',
+    })
+    await client.query(`update brand_daily b set entry_json = v.entry_json
+      from unnest($1::bigint[], $2::date[], $3::text[]) as v (brand_id, date, entry_json)
+      where b.brand_id = v.brand_id and b.date = v.date`, [days.map((day) => day[1]), days.map((day) => day[0]), days.map((day) => render(groupRowOf(day)))])
+  }
 }

@@ -3,6 +3,7 @@ import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { accountKey, type PlatformCode } from '../../domain/platforms.js'
 import { refreshPostgresReadModel } from '../read-model/refresh.js'
+import type { BrandDayRenderer } from '../read-model/group-rows.js'
 import { TouchedKeys } from '../read-model/touched.js'
 import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
@@ -71,7 +72,7 @@ class StagedUpsert {
   }
 }
 
-export async function openPostgresImportWriter (pool: pg.Pool, now: string): Promise<ImportWriter> {
+export async function openPostgresImportWriter (pool: pg.Pool, now: string, render: BrandDayRenderer): Promise<ImportWriter> {
   const client = await pool.connect()
   // Which brand each account had before the import: a move refreshes both brands' months.
   let brandBefore: Map<string, number>
@@ -106,7 +107,7 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string): Pro
     },
     commit: async () => {
       for (const table of Object.values(staged)) await table.flush()
-      await refreshPostgresReadModel(client, touched)
+      await refreshPostgresReadModel(client, touched, render)
       await client.query('delete from post_history where superseded_at < $1', [postHistoryCutoff(now)])
       await client.query('commit')
       release()

@@ -1,6 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3'
 import { accountKey, type PlatformCode } from '../../domain/platforms.js'
 import { refreshSqliteReadModel } from '../read-model/refresh.js'
+import type { BrandDayRenderer } from '../read-model/group-rows.js'
 import { TouchedKeys } from '../read-model/touched.js'
 import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
@@ -28,7 +29,7 @@ function prepareUpsert (sqlite: SqliteDatabase.Database, spec: ImportTable, now:
  * transaction (a prepared statement per table), which is what its bulk loading looks like anyway.
  * BEGIN IMMEDIATE takes the write lock up front, so a concurrent writer fails fast, not mid-way.
  */
-export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: string): ImportWriter {
+export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: string, render: BrandDayRenderer): ImportWriter {
   const upsertBrand = prepareUpsert(sqlite, BRANDS_TABLE, now)
   const upsertAccount = prepareUpsert(sqlite, ACCOUNTS_TABLE, now)
   const upsertDaily = prepareUpsert(sqlite, DAILY_TABLE, now)
@@ -49,7 +50,7 @@ export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, now: st
       return undefined
     },
     commit: async () => {
-      refreshSqliteReadModel(sqlite, touched)
+      refreshSqliteReadModel(sqlite, touched, render)
       sqlite.prepare('delete from post_history where superseded_at < ?').run(postHistoryCutoff(now))
       sqlite.exec('commit')
     },

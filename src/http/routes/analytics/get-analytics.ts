@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { validationError } from '../../../domain/errors.js'
-import type { AnalyticsReport, AnalyticsRequest } from '../../../domain/analytics.js'
+import type { AggAnalyticsReport, AnalyticsRequest, MonthlyAnalyticsReport } from '../../../domain/analytics.js'
 import { CursorCodec } from '../../cursors/codec.js'
 import { decodeDailyCursor, encodeDailyCursor } from '../../cursors/analytics-cursor.js'
 import { platformCodes, sortedIds } from '../../query/lists.js'
 import { cursorIssue, periodOf, periodRule } from '../../query/period-rule.js'
 import { PARTNER_ROUTE } from '../../route-access.js'
-import { AggReport, AnalyticsQuery, AnalyticsResponse, DailyReport, MonthlyReport } from '../../schemas/analytics.schemas.js'
+import { AggReport, AnalyticsQuery, AnalyticsResponse, MonthlyReport } from '../../schemas/analytics.schemas.js'
 import { BareDetailBody, ErrorBody, protectedErrorResponses } from '../../schemas/errors.schemas.js'
+import { dailyReportJson } from './daily-report-json.js'
 
 /**
  * GET /analytics/ (and /analytics, the same route: docs/api-reference.md "Basics"). After the access hook's
@@ -43,32 +44,35 @@ export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
     }
     const scope = await app.services.access.resolveScope(request.principal, asked)
     const report = await app.services.analytics.report(scope, asked)
-    const next = report.next === undefined ? undefined : encodeDailyCursor(cursors, asked, report.next)
-    return await reply.serializer(SERIALIZERS[report.type](reply)).send(envelopeOf(report, next))
+    if (report.type === 'daily') {
+      const next = report.next === undefined ? undefined : encodeDailyCursor(cursors, asked, report.next)
+      return await reply.type(JSON_TYPE).send(dailyReportJson(report, next))
+    }
+    return await reply.serializer(SERIALIZERS[report.type](reply)).send(envelopeOf(report))
   }
 
   app.get('/analytics/', { schema, config }, handle)
   app.get('/analytics', { schema: { ...schema, hide: true }, config }, handle)
 }
 
-/** Each report is serialized by its own schema (the documented 200 is their union). */
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** Monthly and agg reports are serialized by their own schema (the documented 200 is the union of the three). */
 const SERIALIZERS = {
-  daily: (reply: FastifyReply) => reply.compileSerializationSchema(DailyReport),
   monthly: (reply: FastifyReply) => reply.compileSerializationSchema(MonthlyReport),
   agg: (reply: FastifyReply) => reply.compileSerializationSchema(AggReport),
 }
 
-/** A report as the wire shows it (docs/api-reference.md "GET /analytics/" "Envelopes"). */
-function envelopeOf (report: AnalyticsReport, nextCursor: string | undefined): Record<string, unknown> {
+/** A monthly or agg report as the wire shows it (docs/api-reference.md "GET /analytics/" "Envelopes"). */
+function envelopeOf (report: MonthlyAnalyticsReport | AggAnalyticsReport): Record<string, unknown> {
   return {
     data: report.entries,
     total: report.entries.length,
-    aggregates: report.aggregates,
+    aggregates: report.type === 'agg' ? report.aggregates : undefined,
     since: report.period.since,
     until: report.period.until,
     platforms: report.platforms ?? 'all',
     brand_ids: report.brandIds,
     brand_id: report.singleBrandId,
-    next_cursor: nextCursor,
   }
 }

@@ -1,0 +1,84 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { sql } from 'kysely'
+import { DailyReport } from '../../src/http/schemas/analytics.schemas.js'
+import { buildResponseSerializer } from '../../src/http/serializer.js'
+import { rebuildReadModel } from '../../src/services/analytics/read-model.js'
+import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
+import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
+import { DIALECTS } from '../helpers/stores.js'
+
+/**
+ * A daily page is written as text: each brand-day's entry is rendered once into the read model
+ * (brand_daily.entry_json) and the envelope is written around the entries by hand
+ * (src/http/routes/analytics/daily-report-json.ts). Two things must hold for every kind of page:
+ * - the text is byte for byte what the DailyReport schema's serializer writes for the same body
+ *   (field order, numbers, escaping, optional members);
+ * - a page of brands read from the rendered entries is byte for byte the page shaped from the
+ *   brand-days' sums (what is served for rows rendered before entry_json existed).
+ */
+
+const DATASET = generateDataset({ seed: 424242, start: '2026-02-20', days: 45 })
+
+const QUERIES: Array<Record<string, string>> = [
+  { type: 'daily', brand_id: '1', since: '2026-03-01', until: '2026-03-07' },
+  { type: 'daily', brand_id: '1,2,3', since: '2026-02-20', until: '2026-04-05' },
+  { type: 'daily', since: '2026-02-25', until: '2026-03-31' },
+  { type: 'daily', brand_id: '2', since: '2026-01-01', until: '2026-01-31' },
+  { type: 'daily', brand_id: '1', platform: 'fb,ig', since: '2026-03-01', until: '2026-03-20' },
+  { type: 'daily', split_by_platform: 'true', since: '2026-03-01', until: '2026-03-10' },
+  { type: 'daily', platform: 'ig', account_id: '100,101', since: '2026-03-01', until: '2026-03-30' },
+]
+
+for (const dialect of DIALECTS) {
+  describe(`daily pages written as text (${dialect})`, () => {
+    let api: PartnerApi
+    const serialize = buildResponseSerializer({})({ schema: DailyReport }) as (body: unknown) => string
+
+    before(async () => {
+      api = await openPartnerApi(dialect, { seed: async (test) => { await insertDatasetAndReadModel(test.store, DATASET) }, brandIds: [1, 2, 3] })
+    })
+    after(async () => { await api.close() })
+
+    /** Every page of a query, walked with its cursors, as the raw body texts. */
+    async function pages (query: Record<string, string>): Promise<string[]> {
+      const texts: string[] = []
+      let cursor: string | undefined
+      do {
+        const response = await api.app.inject({ method: 'GET', url: '/analytics/', query: cursor === undefined ? query : { ...query, cursor }, headers: api.auth })
+        assert.equal(response.statusCode, 200, response.body)
+        texts.push(response.body)
+        cursor = (JSON.parse(response.body) as { next_cursor?: string }).next_cursor
+      } while (cursor !== undefined)
+      return texts
+    }
+
+    it('writes each page exactly as the DailyReport serializer would', async () => {
+      let entries = 0
+      for (const query of QUERIES) {
+        for (const text of await pages(query)) {
+          const body = JSON.parse(text) as { data: unknown[] }
+          entries += body.data.length
+          assert.equal(text, serialize(body), JSON.stringify(query))
+        }
+      }
+      assert.ok(entries > 200, `only ${entries} entries were compared`)
+    })
+
+    it('serves the same bytes from the rendered entries as from the sums they were rendered from', async () => {
+      const brandQueries = QUERIES.filter((query) => query.platform === undefined && query.split_by_platform === undefined && query.account_id === undefined)
+      const rendered = await Promise.all(brandQueries.map(pages))
+      const { count } = await api.test.store.db.selectFrom('brand_daily').select((eb) => eb.fn.countAll<number>().as('count')).where('entry_json', 'is', null).executeTakeFirstOrThrow()
+      assert.equal(Number(count), 0, 'every brand-day is rendered')
+      // As a store summed before entry_json existed would hold them.
+      await sql`update brand_daily set entry_json = null`.execute(api.test.store.db)
+      try {
+        const shaped = await Promise.all(brandQueries.map(pages))
+        assert.deepEqual(shaped, rendered)
+        assert.ok(rendered.flat().length >= 6)
+      } finally {
+        await rebuildReadModel(api.test.store)
+      }
+    })
+  })
+}
