@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   /** account_id given without exactly one platform: the contract's bare `{detail}` 400. */
   'ACCOUNT_NEEDS_ONE_PLATFORM',
   'RATE_LIMIT_EXCEEDED',
+  /** Too many heavy reports already waiting (src/storage/heavy-reads.ts): try again after Retry-After. */
+  'SERVICE_UNAVAILABLE',
   'INTERNAL_SERVER_ERROR',
 ] as const
 

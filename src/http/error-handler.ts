@@ -26,6 +26,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   ACCOUNT_NEEDS_ONE_PLATFORM: 400,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 }
 
 export function standardErrorBody (request: FastifyRequest, code: ErrorCode, status: number, detail: string) {

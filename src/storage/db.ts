@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
@@ -7,6 +8,9 @@ import pg from 'pg'
 import type { DatabaseConfig } from '../config/schema.js'
 import type { Database } from './database.js'
 import type { StoreDeadlines } from './deadlines.js'
+import { createHeavyReads, type HeavyReadOptions, type HeavyReads, type ReadExecutor } from './heavy-reads.js'
+import { readStatementsOf } from './read-pool/read-statements.js'
+import { createSqliteReadPool, type SqliteReadPool } from './read-pool/sqlite-read-pool.js'
 
 /**
  * Opens the store named by the configuration: better-sqlite3 for `sqlite:` URLs, a pg pool for
@@ -22,6 +26,8 @@ interface StoreBase {
   destroy: () => Promise<void>
   /** Cheap liveness probe used by /health. Rejects when the store does not answer. */
   ping: () => Promise<void>
+  /** Where heavy reads run, bounded (heavy-reads.ts). */
+  heavy: HeavyReads
 }
 
 export interface SqliteStore extends StoreBase {
@@ -90,6 +96,37 @@ function preparingOnce (sqlite: SqliteDatabase.Database): SqliteDatabase.Databas
 export interface StoreOptions {
   /** Bounds on every wait (src/storage/deadlines.ts); `serve` passes SERVING_DEADLINES, the CLI none. */
   deadlines?: StoreDeadlines
+  /** The heavy-read lane's bounds (heavy-reads.ts); the defaults suit serving. */
+  heavyReads?: HeavyReadOptions
+}
+
+/**
+ * SQLite worker threads for heavy reads: two on the 2-core machines this runs on (a 100-brand
+ * year scaled 1.4× from one worker to two; three were slower than two, the main thread needs a
+ * core too), never more than the cores.
+ */
+const SQLITE_READ_WORKERS = Math.max(1, Math.min(2, availableParallelism()))
+
+/** PostgreSQL connections heavy reads may hold at once, of the pool's 10. */
+const POSTGRES_HEAVY_CONNECTIONS = 4
+
+/**
+ * Heavy SQLite reads: in worker threads reading the same file, started on the first heavy read
+ * (CLI commands never start them); an in-memory database only the main connection can see.
+ */
+function sqliteExecutor (sqlite: SqliteDatabase.Database, file: string, busyMs: number, workers: number): ReadExecutor {
+  if (file === ':memory:') {
+    const read = readStatementsOf(sqlite)
+    return { run: async (task) => read(task), close: async () => {} }
+  }
+  let pool: SqliteReadPool | undefined
+  return {
+    run: async (task) => {
+      pool ??= createSqliteReadPool(file, { workers, busyMs })
+      return await pool.run(task)
+    },
+    close: async () => { await pool?.close() },
+  }
 }
 
 export function createStore (config: DatabaseConfig, options: StoreOptions = {}): Store {
@@ -103,16 +140,20 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     sqlite.pragma('foreign_keys = ON')
     sqlite.pragma(`busy_timeout = ${deadlines?.sqliteBusyMs ?? 5000}`)
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: preparingOnce(sqlite) }) })
+    const workers = options.heavyReads?.concurrency ?? SQLITE_READ_WORKERS
+    const heavy = createHeavyReads(sqliteExecutor(sqlite, config.file, deadlines?.sqliteBusyMs ?? 5000, workers), workers, options.heavyReads)
     let destroyed = false
     return {
       dialect: 'sqlite',
       db,
       sqlite,
+      heavy,
       // Reads the schema page, so a locked or unreadable file fails the probe (select 1 alone reads nothing).
       ping: async () => { sqlite.prepare('select 1 from sqlite_master limit 1').get() },
       destroy: async () => {
         if (destroyed) return
         destroyed = true
+        await heavy.close()
         await db.destroy()
       },
     }
@@ -130,11 +171,21 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const executor: ReadExecutor = {
+    run: async (task) => {
+      const values = Array.isArray(task.parameters) ? task.parameters : []
+      const result = await pool.query<unknown[]>({ name: task.name, text: task.sql, values, ...(task.arrays ? { rowMode: 'array' as const } : {}) })
+      return result.rows
+    },
+    close: async () => {},
+  }
+  const heavy = createHeavyReads(executor, options.heavyReads?.concurrency ?? POSTGRES_HEAVY_CONNECTIONS, options.heavyReads)
   let destroyed = false
   return {
     dialect: 'postgres',
     db,
     pool,
+    heavy,
     ping: async () => { await sql`select 1`.execute(db) },
     destroy: async () => {
       if (destroyed) return

@@ -10,28 +10,40 @@ import type { Statement } from './queries/brand-reports.query.js'
  */
 export interface StatementRunner {
   rows: (statement: Statement, values: Readonly<Record<string, unknown>>) => Promise<unknown[][]>
+  /** The same, through the store's heavy-read lane (src/storage/heavy-reads.ts). */
+  heavyRows: (statement: Statement, values: Readonly<Record<string, unknown>>) => Promise<unknown[][]>
+}
+
+/** Values by name → what each driver binds: SQLite by name (arrays as JSON text), PostgreSQL in order. */
+function bindingsOf (store: Store, statement: Statement, values: Readonly<Record<string, unknown>>): unknown[] | Record<string, unknown> {
+  if (store.dialect === 'postgres') return statement.parameters.map((name) => values[name])
+  const bound: Record<string, unknown> = {}
+  for (const name of statement.parameters) {
+    const value = values[name]
+    bound[name] = Array.isArray(value) ? JSON.stringify(value) : value
+  }
+  return bound
 }
 
 export function createStatementRunner (store: Store): StatementRunner {
+  const heavyRows = async (statement: Statement, values: Readonly<Record<string, unknown>>): Promise<unknown[][]> =>
+    await store.heavy.rows({ sql: statement.text, name: statement.name, parameters: bindingsOf(store, statement, values), arrays: true }) as unknown[][]
   if (store.dialect === 'sqlite') {
     const prepared = new Map<string, SqliteDatabase.Statement>()
     return {
+      heavyRows,
       rows: async (statement, values) => {
         let compiled = prepared.get(statement.name)
         if (compiled === undefined) {
           compiled = store.sqlite.prepare(statement.text).raw()
           prepared.set(statement.name, compiled)
         }
-        const bound: Record<string, unknown> = {}
-        for (const name of statement.parameters) {
-          const value = values[name]
-          bound[name] = Array.isArray(value) ? JSON.stringify(value) : value
-        }
-        return compiled.all(bound) as unknown[][]
+        return compiled.all(bindingsOf(store, statement, values)) as unknown[][]
       },
     }
   }
   return {
+    heavyRows,
     rows: async (statement, values) => {
       const result = await store.pool.query<unknown[]>({ name: statement.name, text: statement.text, values: statement.parameters.map((name) => values[name]), rowMode: 'array' })
       return result.rows

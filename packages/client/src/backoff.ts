@@ -1,5 +1,5 @@
 /**
- * Exponential backoff with jitter for TOO_MANY_ATTEMPTS and 429. The server's Retry-After is a
+ * Exponential backoff with jitter for TOO_MANY_ATTEMPTS, 429 and 503 SERVICE_UNAVAILABLE. The server's Retry-After is a
  * floor: retrying earlier is refused anyway, so the jittered delay is added on top of it rather
  * than replacing it (spreads clients that were all told the same second).
  */

@@ -1,6 +1,6 @@
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 import { baseUrlProblem, printableBaseUrl } from './base-url.js'
-import { errorFromResponse, NetworkError, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, type PartnerAnalyticsError } from './errors.js'
+import { errorFromResponse, NetworkError, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, ServiceUnavailableError, type PartnerAnalyticsError } from './errors.js'
 import { describeNetworkFailure } from './network-cause.js'
 import type { AnalyticsQuery, Brand, DailyEntry, DailyReport, HealthResponse, MeQuery, MeResponse, Post, PostsQuery, PostsResponse, ReportOf, TokenResponse } from './types.js'
 
@@ -11,7 +11,7 @@ export interface ClientOptions {
   secretKey: string
   /** Start with this token instead of logging in first (e.g. one cached by the caller). */
   accessToken?: string
-  /** Retry policy for TOO_MANY_ATTEMPTS and 429. */
+  /** Retry policy for TOO_MANY_ATTEMPTS, 429 and 503 SERVICE_UNAVAILABLE. */
   backoff?: Partial<BackoffOptions>
   /**
    * Milliseconds one request may take, answer body included, before it fails with a NetworkError
@@ -43,7 +43,7 @@ export const DEFAULT_TIMEOUT_MS = 60_000
  * The Partner Analytics client. Logs in lazily, sends the bearer token, and follows the API's
  * re-login policy (docs/api-reference.md, "Authentication"): on TOKEN_EXPIRED one re-login and one
  * retry; no retry on TOKEN_INVALID; INVALID_CREDENTIALS and USER_DISABLED are thrown as typed
- * errors; TOO_MANY_ATTEMPTS and 429 are retried with exponential backoff and jitter on top of
+ * errors; TOO_MANY_ATTEMPTS, 429 and 503 SERVICE_UNAVAILABLE are retried with exponential backoff and jitter on top of
  * Retry-After, a bounded number of times. No answer at all is a NetworkError, never retried.
  */
 export class PartnerAnalyticsClient {
@@ -149,7 +149,7 @@ export class PartnerAnalyticsClient {
     }
   }
 
-  /** One call with the backoff loop for TOO_MANY_ATTEMPTS and 429; other errors are thrown at once. */
+  /** One call with the backoff loop for TOO_MANY_ATTEMPTS, 429 and 503 SERVICE_UNAVAILABLE; other errors are thrown at once. */
   private async send<T> (method: 'GET' | 'POST', path: string, query: Record<string, QueryValue>, body?: unknown, token?: string): Promise<T> {
     const url = this.url(path, query)
     for (let attempt = 1; ; attempt++) {
@@ -163,7 +163,7 @@ export class PartnerAnalyticsClient {
         return payload as T
       }
       const error = errorFromResponse(response.status, payload, response.headers)
-      const retryable = error instanceof TooManyAttemptsError || error instanceof RateLimitError
+      const retryable = error instanceof TooManyAttemptsError || error instanceof RateLimitError || error instanceof ServiceUnavailableError
       if (!retryable || attempt >= this.backoff.maxAttempts) throw error
       const delayMs = backoffDelayMs(attempt, error.retryAfterSeconds, this.backoff)
       this.options.onRetry?.({ attempt, delayMs, error })

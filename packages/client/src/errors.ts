@@ -53,6 +53,15 @@ export class ValidationError extends PartnerAnalyticsError {
 }
 /** 5xx, or an answer that is not the API's JSON. */
 export class ServerError extends PartnerAnalyticsError {}
+/**
+ * 503 SERVICE_UNAVAILABLE after every backoff attempt was used: too many large reports were
+ * waiting on the server. A ServerError, so code that catches those keeps working.
+ */
+export class ServiceUnavailableError extends ServerError {
+  constructor (message: string, status: number, errorCode: string, requestId: string | undefined, body: unknown, readonly retryAfterSeconds: number | undefined) {
+    super(message, status, errorCode, requestId, body)
+  }
+}
 
 /**
  * No HTTP answer: connection refused, DNS failure, TLS failure, timeout. The message names the
@@ -99,6 +108,7 @@ export function errorFromResponse (status: number, body: unknown, headers: Heade
     case 'NOT_FOUND': return new NotFoundError(...args)
     case 'VALIDATION_ERROR': return new ValidationError(...args, issues)
     case 'BAD_REQUEST': return new BadRequestError(...args)
+    case 'SERVICE_UNAVAILABLE': return new ServiceUnavailableError(...args, retryAfter)
     default: return status === 429 ? new RateLimitError(...args, retryAfter) : new ServerError(...args)
   }
 }

@@ -58,13 +58,19 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   422: 'VALIDATION_ERROR: one item per offending parameter',
   429: 'RATE_LIMIT_EXCEEDED: wait Retry-After seconds',
   500: 'INTERNAL_SERVER_ERROR',
-  503: 'The database cannot answer',
+  503: 'SERVICE_UNAVAILABLE: too many large reports are waiting; retry after Retry-After seconds',
 }
 
 const LOGIN_DESCRIPTIONS: Record<string, string> = {
   200: 'A bearer token',
   401: 'INVALID_CREDENTIALS (wrong or malformed key pair) or TOO_MANY_ATTEMPTS (locked out; Retry-After says how long)',
   403: 'USER_DISABLED',
+}
+
+/** Statuses that mean something else on one operation. */
+const OPERATION_DESCRIPTIONS: Record<string, Record<string, string>> = {
+  login: LOGIN_DESCRIPTIONS,
+  getHealth: { 503: 'The database cannot answer' },
 }
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
@@ -96,7 +102,7 @@ function completeOperation (operation: Operation, name: string, schemas: Record<
   const access = operation[ACCESS_EXTENSION] ?? PUBLIC
   delete operation[ACCESS_EXTENSION]
   operation.security = access.auth === 'bearer' ? [{ bearerAuth: [] }] : []
-  const errorExamples = id === 'login' ? LOGIN_ERROR_EXAMPLES : PROTECTED_ERROR_EXAMPLES
+  const errorExamples = id === 'login' ? LOGIN_ERROR_EXAMPLES : access.auth === 'bearer' ? PROTECTED_ERROR_EXAMPLES : {}
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'query') continue
     // A TypeBox property with a default is not Optional, yet the client may leave it out: Ajv fills it in.
@@ -107,7 +113,7 @@ function completeOperation (operation: Operation, name: string, schemas: Record<
   }
 
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    response.description = (id === 'login' ? LOGIN_DESCRIPTIONS[status] : undefined) ?? STATUS_DESCRIPTIONS[status] ?? response.description
+    response.description = OPERATION_DESCRIPTIONS[id]?.[status] ?? STATUS_DESCRIPTIONS[status] ?? response.description
     response.headers = responseHeaders(access, status)
     const media = response.content?.['application/json']
     if (media === undefined) continue
@@ -129,7 +135,7 @@ function responseHeaders (access: RouteAccess, status: string): Record<string, u
   if (counted) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
   // Data answers can be revalidated (src/http/plugins/conditional-get.ts).
   if (status === '200' && access.auth === 'bearer') names.push('ETag', 'Cache-Control')
-  if (status === '429') names.push('Retry-After')
+  if (status === '429' || (status === '503' && access.auth === 'bearer')) names.push('Retry-After')
   if (status === '401') names.push('WWW-Authenticate')
   // Login's 401 TOO_MANY_ATTEMPTS also says how long the lockout lasts.
   const lockout = status === '401' && access.rateLimit === 'ip'

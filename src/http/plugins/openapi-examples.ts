@@ -38,6 +38,7 @@ export const PROTECTED_ERROR_EXAMPLES: Record<string, Record<string, Example>> =
     },
   },
   500: { internal: { summary: 'Our failure; never carries internals', value: errorExample(500, 'INTERNAL_SERVER_ERROR', 'Internal server error') } },
+  503: { overloaded: { summary: 'Too many large reports waiting: retry after Retry-After seconds', value: errorExample(503, 'SERVICE_UNAVAILABLE', 'Too many large reports are being computed. Please retry in 1 second.') } },
 }
 
 /** POST /auth/login's own error examples (it is public, so no token errors). */

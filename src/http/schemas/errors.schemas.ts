@@ -41,3 +41,9 @@ export const protectedErrorResponses: Record<number, TSchema> = {
   429: ErrorBody,
   500: ErrorBody,
 }
+
+/** The routes that read reports can also refuse one while too many heavy reports wait. */
+export const reportErrorResponses: Record<number, TSchema> = {
+  ...protectedErrorResponses,
+  503: ErrorBody,
+}

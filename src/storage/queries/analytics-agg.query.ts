@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../database.js'
-import { buildGroupedQuery, runGroupedQuery, type GroupedQueryInput } from './analytics-grouped.query.js'
-import type { GroupRow } from '../../domain/analytics.js'
+import { buildGroupedQuery, type GroupedQueryInput } from './analytics-grouped.query.js'
 
 /**
  * type=agg: one group per brand or account × platform over the whole period (or per platform
@@ -16,8 +15,4 @@ export function buildAggQuery (db: Kysely<Database>, input: AggQueryInput) {
   return buildGroupedQuery(db, { ...input, grouping: { ...input.grouping, bucket: 'period' } })
     .orderBy(sql.ref('r.group_id'), 'asc')
     .orderBy(sql.ref('r.platform_rank'), 'asc')
-}
-
-export async function runAggQuery (db: Kysely<Database>, input: AggQueryInput): Promise<GroupRow[]> {
-  return await runGroupedQuery(buildAggQuery(db, input))
 }

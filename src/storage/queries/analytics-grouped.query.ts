@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Scope } from '../../domain/scope.js'
 import type { Period } from '../../domain/period.js'
-import type { Dialect } from '../db.js'
+import type { Dialect, Store } from '../db.js'
 import type { Database } from '../database.js'
 import type { GroupRow, Grouping } from '../../domain/analytics.js'
 import { SUMMED_METRICS } from '../../domain/metrics.js'
@@ -163,4 +163,10 @@ export type GroupedQuery = ReturnType<typeof buildGroupedQuery>
 /** Runs a grouped query (with whatever order/limit a report added) and types its rows. */
 export async function runGroupedQuery (query: GroupedQuery): Promise<GroupRow[]> {
   return (await query.execute()) as unknown as GroupRow[]
+}
+
+/** The same, through the store's heavy-read lane (src/storage/heavy-reads.ts): the compiled SQL runs there. */
+export async function heavyGroupRows (store: Store, query: GroupedQuery): Promise<GroupRow[]> {
+  const { sql: text, parameters } = query.compile()
+  return await store.heavy.rows({ sql: text, parameters, arrays: false }) as GroupRow[]
 }

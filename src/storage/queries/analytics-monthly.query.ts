@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../database.js'
-import { buildGroupedQuery, runGroupedQuery, type GroupedQueryInput } from './analytics-grouped.query.js'
-import type { GroupRow } from '../../domain/analytics.js'
+import { buildGroupedQuery, type GroupedQueryInput } from './analytics-grouped.query.js'
 
 /**
  * type=monthly: one group per calendar month (inside the period) × brand or account × platform,
@@ -17,8 +16,4 @@ export function buildMonthlyQuery (db: Kysely<Database>, input: MonthlyQueryInpu
     .orderBy(sql.ref('r.bucket'), 'desc')
     .orderBy(sql.ref('r.group_id'), 'asc')
     .orderBy(sql.ref('r.platform_rank'), 'asc')
-}
-
-export async function runMonthlyQuery (db: Kysely<Database>, input: MonthlyQueryInput): Promise<GroupRow[]> {
-  return await runGroupedQuery(buildMonthlyQuery(db, input))
 }

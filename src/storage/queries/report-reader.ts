@@ -1,11 +1,12 @@
 import { DAILY_PAGE_SIZE, type DailyPosition, type GroupRow, type Grouping } from '../../domain/analytics.js'
-import type { Period } from '../../domain/period.js'
+import { periodDays, type Period } from '../../domain/period.js'
 import type { Scope } from '../../domain/scope.js'
 import type { Store } from '../db.js'
 import { createStatementRunner } from '../prepared.js'
-import { runAggQuery } from './analytics-agg.query.js'
+import { buildAggQuery } from './analytics-agg.query.js'
 import { pageOf, runDailyQuery, type DailyPage } from './analytics-daily.query.js'
-import { runMonthlyQuery } from './analytics-monthly.query.js'
+import { heavyGroupRows, runGroupedQuery } from './analytics-grouped.query.js'
+import { buildMonthlyQuery } from './analytics-monthly.query.js'
 import { groupRowOf } from '../read-model/group-rows.js'
 import { FEW_BRANDS, aggStatement, dailyPageStatement, monthlyStatement, periodValues, type BrandCount, type Statement } from './brand-reports.query.js'
 
@@ -27,6 +28,15 @@ export interface ReportReader {
 /** Whether a report is the brand read model's: grouped by brand, every platform summed. */
 function byBrandOverEveryPlatform (scope: Scope, grouping: Omit<Grouping, 'bucket'>): scope is Extract<Scope, { kind: 'brands' }> {
   return scope.kind === 'brands' && grouping.by === 'brand' && !grouping.byPlatform && scope.platforms === undefined
+}
+
+/**
+ * Whether a monthly or agg report takes the heavy-read lane (src/storage/heavy-reads.ts): when it
+ * covers more brand-days than the store's threshold. Daily pages never do: a page is 21 entries
+ * read through an index, whatever the period.
+ */
+function isHeavy (store: Store, scope: Scope, period: Period): boolean {
+  return scope.brandIds.length * periodDays(period) > store.heavy.brandDays
 }
 
 /** Rows of a rendered daily page: date, brand, entry JSON (null when not rendered). */
@@ -78,12 +88,22 @@ export function createReportReader (store: Store): ReportReader {
       return pageOf((await runner.rows(sums, values)).map(groupRowOf))
     },
     monthly: async (scope, grouping, period) => {
-      if (!byBrandOverEveryPlatform(scope, grouping)) return await runMonthlyQuery(store.db, input(scope, grouping, period))
-      return (await runner.rows(statement('monthly', () => monthlyStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
+      const heavy = isHeavy(store, scope, period)
+      if (!byBrandOverEveryPlatform(scope, grouping)) {
+        const query = buildMonthlyQuery(store.db, input(scope, grouping, period))
+        return heavy ? await heavyGroupRows(store, query) : await runGroupedQuery(query)
+      }
+      const run = heavy ? runner.heavyRows : runner.rows
+      return (await run(statement('monthly', () => monthlyStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
     },
     agg: async (scope, grouping, period) => {
-      if (!byBrandOverEveryPlatform(scope, grouping)) return await runAggQuery(store.db, input(scope, grouping, period))
-      return (await runner.rows(statement('agg', () => aggStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
+      const heavy = isHeavy(store, scope, period)
+      if (!byBrandOverEveryPlatform(scope, grouping)) {
+        const query = buildAggQuery(store.db, input(scope, grouping, period))
+        return heavy ? await heavyGroupRows(store, query) : await runGroupedQuery(query)
+      }
+      const run = heavy ? runner.heavyRows : runner.rows
+      return (await run(statement('agg', () => aggStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
     },
   }
 }

@@ -978,6 +978,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: too many large reports are waiting; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listPosts: {

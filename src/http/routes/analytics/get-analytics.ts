@@ -8,7 +8,7 @@ import { platformCodes, sortedIds } from '../../query/lists.js'
 import { cursorIssue, periodOf, periodRule } from '../../query/period-rule.js'
 import { PARTNER_ROUTE } from '../../route-access.js'
 import { AggReport, AnalyticsQuery, AnalyticsResponse, MonthlyReport } from '../../schemas/analytics.schemas.js'
-import { BareDetailBody, ErrorBody, protectedErrorResponses } from '../../schemas/errors.schemas.js'
+import { BareDetailBody, ErrorBody, reportErrorResponses } from '../../schemas/errors.schemas.js'
 import { dailyReportJson } from './daily-report-json.js'
 
 /**
@@ -23,7 +23,7 @@ export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
     summary: 'Daily, monthly or aggregated metrics of accessible brands or accounts',
     description: 'Also served at `/analytics` (no trailing slash). `type` selects the report and its shape: DailyReport (paged, 20 entries), MonthlyReport or AggReport.',
     querystring: AnalyticsQuery,
-    response: { 200: AnalyticsResponse, 400: BareDetailBody, 404: ErrorBody, ...protectedErrorResponses },
+    response: { 200: AnalyticsResponse, 400: BareDetailBody, 404: ErrorBody, ...reportErrorResponses },
   }
   const config = { access: PARTNER_ROUTE, internalErrorDetail: 'Error fetching analytics', queryRules: [periodRule] }
 
