@@ -120,6 +120,14 @@ for (const dialect of DIALECTS) {
       assert.equal(typeof one[0]?.[2], 'string')
     })
 
+    if (dialect === 'postgres') {
+      it('plans prepared statements once per connection (plan_cache_mode = force_generic_plan)', async () => {
+        assert.equal(store.dialect, 'postgres')
+        const { rows } = await store.pool.query<{ plan_cache_mode: string }>('show plan_cache_mode')
+        assert.equal(rows[0]?.plan_cache_mode, 'force_generic_plan')
+      })
+    }
+
     it('compiles the grouped account queries with the dialect\'s month and placeholders', () => {
       const input = { dialect, period: PERIOD, scope: { kind: 'brands' as const, brandIds: [1, 2], platforms: ['fb' as const], singleBrandId: undefined } }
       const compiled = [
