@@ -390,7 +390,10 @@ async function main (): Promise<void> {
   }
   const keys = await partnerKeys()
   const server = await startServer()
-  const stop = (): void => { server.child.kill('SIGTERM') }
+  const stop = (): void => {
+    server.child.kill('SIGTERM')
+    process.exit(130)
+  }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
   try {
