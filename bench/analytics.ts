@@ -2,14 +2,20 @@
  * `npm run bench -- [--store sqlite|postgres] [--brands N] [--days N] [--duration S] [--connections N]`
  *
  * Loads the demo data (src/demo, seed 42) at the given scale into a fresh store, starts the real
- * app on a local port, logs a partner in (granted brands 1..min(N, 10)), and measures with
- * autocannon, one after another: a daily page (last 30 days, all granted brands), a monthly year
- * and an agg year — plus a bare Fastify JSON route in the same process and run, the ceiling.
- * Prints requests/s, p50 and p99 latency (ms) and each figure's ratio to the ceiling.
+ * app on a local port in this process, logs a partner in (granted brands 1..min(N, 10)), and
+ * measures, one after another: a daily page (last 30 days, all granted brands), a monthly year
+ * and an agg year — plus a bare Fastify JSON route, also served by this process, the ceiling.
+ * The load comes from another process: for each route a child `node --import tsx bench/load.ts`
+ * runs autocannon (--connections connections for --duration seconds) and reports back as JSON,
+ * so the load generator never shares the server's event loop (it still shares the machine's
+ * cores). Prints requests/s, p50 and p99 latency (ms) and each figure's ratio to the ceiling.
  * PostgreSQL: BENCH_DATABASE_URL, default the test server; a private schema is dropped afterwards.
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
+import { text } from 'node:stream/consumers'
 import Fastify from 'fastify'
 import { loadConfig } from '../src/config/load.js'
 import { resolveDemoOptions } from '../src/services/demo/generator.js'
@@ -20,6 +26,7 @@ import { MemoryCounterStore } from '../src/storage/counters/counter-store.js'
 import { addDays } from '../src/domain/dates.js'
 import { importSources } from '../src/services/import/import.service.js'
 import { createUser } from '../src/services/users/users.service.js'
+import type { LoadOptions, LoadResult } from './load.js'
 import { openFreshBenchStore, positiveOption, storeOption } from './support.js'
 
 const { values: args } = parseArgs({
@@ -40,12 +47,26 @@ const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
 
 interface Row { name: string, url: string, rps: number, p50: number, p99: number }
 
+const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/** Runs autocannon in a child process (bench/load.ts) and returns what it printed. */
+async function runLoad (options: LoadOptions): Promise<LoadResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] })
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+  child.stdin.end(JSON.stringify(options))
+  const output = await text(child.stdout)
+  const [code, signal] = await exited
+  if (code !== 0) throw new Error(`bench/load.ts exited with ${code ?? signal}`)
+  return JSON.parse(output) as LoadResult
+}
+
 async function measure (name: string, url: string, headers: Record<string, string>): Promise<Row> {
   const check = await fetch(url, { headers })
   if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`)
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers })
+  const result = await runLoad({ url, connections: CONNECTIONS, duration: DURATION, headers })
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
-  return { name, url, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  return { name, url, rps: result.rps, p50: result.p50, p99: result.p99 }
 }
 
 async function main (): Promise<void> {
