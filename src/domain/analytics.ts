@@ -98,9 +98,13 @@ export interface DailyAnalyticsReport extends ReportBase {
   next?: DailyPosition | undefined
 }
 
+/**
+ * Every month of the period. Its entries come as JSON text, written where the report was computed
+ * (for a heavy report, inside its lane: src/storage/heavy-reads.ts).
+ */
 export interface MonthlyAnalyticsReport extends ReportBase {
   type: 'monthly'
-  entries: Entry[]
+  entriesJson: string[]
 }
 
 export interface AggAnalyticsReport extends ReportBase {

@@ -101,14 +101,13 @@ export interface StoreOptions {
 }
 
 /**
- * SQLite worker threads for heavy reads: two on the 2-core machines this runs on (a 100-brand
- * year scaled 1.4× from one worker to two; three were slower than two, the main thread needs a
- * core too), never more than the cores.
+ * Heavy reports at once: one core is left to the main thread, which answers every light request
+ * and shapes each heavy report's entries. Measured on 2 cores (docs/benchmarks.md "Heavy never
+ * stalls light"): with two at once, 100-brand monthly years kept the main thread saturated and
+ * daily pages waited 300 ms at p99; with one, 34 ms, for 25 % fewer heavy reports a second.
+ * At most 4: beyond that the pool's connections (PostgreSQL, 10) are better kept for light requests.
  */
-const SQLITE_READ_WORKERS = Math.max(1, Math.min(2, availableParallelism()))
-
-/** PostgreSQL connections heavy reads may hold at once, of the pool's 10. */
-const POSTGRES_HEAVY_CONNECTIONS = 4
+const HEAVY_AT_ONCE = Math.max(1, Math.min(4, availableParallelism() - 1))
 
 /**
  * Heavy SQLite reads: in worker threads reading the same file, started on the first heavy read
@@ -140,7 +139,7 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     sqlite.pragma('foreign_keys = ON')
     sqlite.pragma(`busy_timeout = ${deadlines?.sqliteBusyMs ?? 5000}`)
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: preparingOnce(sqlite) }) })
-    const workers = options.heavyReads?.concurrency ?? SQLITE_READ_WORKERS
+    const workers = options.heavyReads?.concurrency ?? HEAVY_AT_ONCE
     const heavy = createHeavyReads(sqliteExecutor(sqlite, config.file, deadlines?.sqliteBusyMs ?? 5000, workers), workers, options.heavyReads)
     let destroyed = false
     return {
@@ -182,7 +181,7 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     },
     close: async () => {},
   }
-  const heavy = createHeavyReads(executor, options.heavyReads?.concurrency ?? POSTGRES_HEAVY_CONNECTIONS, options.heavyReads)
+  const heavy = createHeavyReads(executor, options.heavyReads?.concurrency ?? HEAVY_AT_ONCE, options.heavyReads)
   let destroyed = false
   return {
     dialect: 'postgres',

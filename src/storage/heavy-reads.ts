@@ -1,15 +1,17 @@
 import { BoundedLane } from './overload.js'
 
 /**
- * The lane heavy reads take (docs/storage.md "Heavy reads"): reports over many brand-days, which
- * the report reader sends here rather than running them where light requests run.
- * - SQLite file: worker threads with read-only connections (read-pool/), so the event loop keeps
- *   answering daily pages while a 100-brand year is summed, and both cores work.
- * - SQLite in memory (tests, `serve` with `:memory:`): the main connection; workers cannot see it.
- * - PostgreSQL: the pool, at most `concurrency` heavy statements at once, so light requests always
- *   find a free connection.
- * In every case at most `queue` heavy reads wait; one more is refused at once with
- * StoreOverloadedError (503 with Retry-After) instead of making every caller wait longer.
+ * Heavy reads (docs/storage.md "Heavy reads"): reports over many brand-days. Two parts:
+ * - `admit` is the lane a whole heavy report takes — its statement and the shaping of its
+ *   hundreds of entries on the main thread — at most `concurrency` at once and `queue` waiting;
+ *   one more is refused at once with StoreOverloadedError (503 with Retry-After). Bounding the
+ *   shaping too is what keeps light requests fast: measured, a lane around the statement alone let
+ *   32 finished 100-brand reports queue for the event loop, and a daily page waited ~1 s behind them.
+ * - `rows` is where a heavy statement runs:
+ *   - SQLite file: worker threads with read-only connections (read-pool/), so the event loop keeps
+ *     answering daily pages while a 100-brand year is summed;
+ *   - SQLite in memory (tests, `serve` with `:memory:`): the main connection; workers cannot see it;
+ *   - PostgreSQL: the pool (the lane keeps heavy statements to `concurrency` of its connections).
  */
 
 /** One read statement, as the driver takes it. */
@@ -24,7 +26,7 @@ export interface ReadTask {
 }
 
 export interface HeavyReadOptions {
-  /** Heavy reads running at once: SQLite worker threads (default 2, at most the cores), PostgreSQL connections (default 4 of 10). */
+  /** Heavy reports at once (SQLite: worker threads): default the cores less one, at least 1, at most 4. */
   concurrency?: number
   /** Heavy reads waiting for a slot, at most (default 32). */
   queue?: number
@@ -35,6 +37,9 @@ export interface HeavyReadOptions {
 export interface HeavyReads {
   /** Reports covering more brand-days than this take the lane. */
   brandDays: number
+  /** Runs a heavy report's work in the lane, or refuses it (StoreOverloadedError) when the lane is full. */
+  admit: <T>(work: () => Promise<T>) => Promise<T>
+  /** Runs one heavy statement where heavy statements run (call it from inside `admit`). */
   rows: (task: ReadTask) => Promise<unknown[]>
   close: () => Promise<void>
 }
@@ -58,7 +63,8 @@ export function createHeavyReads (executor: ReadExecutor, concurrency: number, o
   const lane = new BoundedLane(concurrency, options.queue ?? HEAVY_QUEUE)
   return {
     brandDays: options.brandDays ?? HEAVY_BRAND_DAYS,
-    rows: async (task) => await lane.run(async () => await executor.run(task)),
+    admit: async (work) => await lane.run(work),
+    rows: async (task) => await executor.run(task),
     close: async () => { await executor.close() },
   }
 }

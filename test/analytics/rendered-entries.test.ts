@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
-import { DailyReport } from '../../src/http/schemas/analytics.schemas.js'
+import { DailyReport, MonthlyReport } from '../../src/http/schemas/analytics.schemas.js'
 import { buildResponseSerializer } from '../../src/http/serializer.js'
 import { rebuildReadModel } from '../../src/services/analytics/read-model.js'
 import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
@@ -11,7 +11,7 @@ import { DIALECTS } from '../helpers/stores.js'
 /**
  * A daily page is written as text: each brand-day's entry is rendered once into the read model
  * (brand_daily.entry_json) and the envelope is written around the entries by hand
- * (src/http/routes/analytics/daily-report-json.ts). Two things must hold for every kind of page:
+ * (src/http/routes/analytics/report-json.ts). Two things must hold for every kind of page:
  * - the text is byte for byte what the DailyReport schema's serializer writes for the same body
  *   (field order, numbers, escaping, optional members);
  * - a page of brands read from the rendered entries is byte for byte the page shaped from the
@@ -52,6 +52,21 @@ for (const dialect of DIALECTS) {
       } while (cursor !== undefined)
       return texts
     }
+
+    it('writes each monthly report exactly as the MonthlyReport serializer would', async () => {
+      const serializeMonthly = buildResponseSerializer({})({ schema: MonthlyReport }) as (body: unknown) => string
+      const monthly = QUERIES.map((query) => ({ ...query, type: 'monthly' }))
+      let entries = 0
+      for (const query of [...monthly, { type: 'monthly', brand_id: '1', since: '2026-02-10', until: '2026-02-10' }]) {
+        const response = await api.app.inject({ method: 'GET', url: '/analytics/', query, headers: api.auth })
+        assert.equal(response.statusCode, 200, response.body)
+        assert.equal(response.headers['content-type'], 'application/json; charset=utf-8')
+        const body = JSON.parse(response.body) as { data: unknown[] }
+        entries += body.data.length
+        assert.equal(response.body, serializeMonthly(body), JSON.stringify(query))
+      }
+      assert.ok(entries > 20, `only ${entries} entries were compared`)
+    })
 
     it('writes each page exactly as the DailyReport serializer would', async () => {
       let entries = 0

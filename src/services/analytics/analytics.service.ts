@@ -44,13 +44,20 @@ export function createAnalyticsService (deps: { store: Store }): AnalyticsServic
         const entriesJson = page.rendered ?? (await entriesOf(page.rows, request, scope, grouping)).map(entryJson)
         return { ...base, type: 'daily', entriesJson, next: page.next }
       }
+      // A heavy report is read and shaped inside the heavy lane, so at most a few are shaped at once.
+      const inLane = !empty && reader.isHeavy(scope, request.period) ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
       if (request.type === 'monthly') {
-        const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
-        return { ...base, type: 'monthly', entries: await entriesOf(rows, request, scope, grouping) }
+        return await inLane(async () => {
+          const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
+          const entriesJson = (await entriesOf(rows, request, scope, grouping)).map(entryJson)
+          return { ...base, type: 'monthly' as const, entriesJson }
+        })
       }
-      const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
-      const entries = await entriesOf(rows, request, scope, grouping)
-      return { ...base, type: 'agg', entries, aggregates: computeAggregates(entries) }
+      return await inLane(async () => {
+        const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
+        const entries = await entriesOf(rows, request, scope, grouping)
+        return { ...base, type: 'agg' as const, entries, aggregates: computeAggregates(entries) }
+      })
     },
   }
 }

@@ -20,6 +20,8 @@ import { FEW_BRANDS, aggStatement, dailyPageStatement, monthlyStatement, periodV
  * their sums only for rows summed before entry_json existed.
  */
 export interface ReportReader {
+  /** Whether a monthly or agg report is heavy: the caller runs it, shaping included, in `store.heavy.admit`. */
+  isHeavy: (scope: Scope, period: Period) => boolean
   dailyPage: (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period, after: DailyPosition | undefined) => Promise<DailyPage>
   monthly: (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period) => Promise<GroupRow[]>
   agg: (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period) => Promise<GroupRow[]>
@@ -31,9 +33,9 @@ function byBrandOverEveryPlatform (scope: Scope, grouping: Omit<Grouping, 'bucke
 }
 
 /**
- * Whether a monthly or agg report takes the heavy-read lane (src/storage/heavy-reads.ts): when it
- * covers more brand-days than the store's threshold. Daily pages never do: a page is 21 entries
- * read through an index, whatever the period.
+ * Whether a monthly or agg report is heavy (src/storage/heavy-reads.ts): when it covers more
+ * brand-days than the store's threshold. Its statement then runs where heavy statements run.
+ * Daily pages never are: a page is 21 entries read through an index, whatever the period.
  */
 function isHeavy (store: Store, scope: Scope, period: Period): boolean {
   return scope.brandIds.length * periodDays(period) > store.heavy.brandDays
@@ -69,6 +71,7 @@ export function createReportReader (store: Store): ReportReader {
   const input = (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period) => ({ dialect: store.dialect, scope, period, grouping })
 
   return {
+    isHeavy: (scope, period) => isHeavy(store, scope, period),
     dailyPage: async (scope, grouping, period, after) => {
       if (!byBrandOverEveryPlatform(scope, grouping)) return await runDailyQuery(store.db, { ...input(scope, grouping, period), after })
       const count: BrandCount = scope.brandIds.length === 1 ? 'one' : scope.brandIds.length <= FEW_BRANDS ? 'few' : 'many'

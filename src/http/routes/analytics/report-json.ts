@@ -1,0 +1,17 @@
+import type { DailyAnalyticsReport, MonthlyAnalyticsReport } from '../../../domain/analytics.js'
+
+/**
+ * A daily page's or a monthly report's body (DailyReport, MonthlyReport: docs/api-reference.md
+ * "Envelopes"), written around entries that are JSON already: a brand-day's daily entry is
+ * rendered once, at import; a monthly report's entries where it was computed. The members come in
+ * the schemas' order; test/analytics/rendered-entries.test.ts holds this text to what each schema's
+ * serializer writes for the same report.
+ */
+export function reportJson (report: DailyAnalyticsReport | MonthlyAnalyticsReport, nextCursor: string | undefined): string {
+  let body = `{"data":[${report.entriesJson.join(',')}],"total":${report.entriesJson.length}` +
+    `,"since":${JSON.stringify(report.period.since)},"until":${JSON.stringify(report.period.until)}` +
+    `,"platforms":${JSON.stringify(report.platforms ?? 'all')},"brand_ids":${JSON.stringify(report.brandIds)}`
+  if (report.singleBrandId !== undefined) body += `,"brand_id":${report.singleBrandId}`
+  if (nextCursor !== undefined) body += `,"next_cursor":${JSON.stringify(nextCursor)}`
+  return body + '}'
+}
