@@ -121,12 +121,24 @@ describe('demo generator: determinism', () => {
     assert.deepEqual(first, [
       { kind: 'brand', brand_id: 1, brand_name: 'Solstice Coffee' },
       {
-        kind: 'account', account_id: 1000, brand_id: 1, platform: 'fb', account_name: 'Solstice Coffee', network_id: '469693025552834',
-        storage_avatar: 'https://cdn.partner-analytics.example/avatars/fb/1000.jpg', permalink: 'https://www.facebook.com/solsticecoffee',
+        kind: 'account',
+        account_id: 1000,
+        brand_id: 1,
+        platform: 'fb',
+        account_name: 'Solstice Coffee',
+        network_id: '469693025552834',
+        storage_avatar: 'https://cdn.partner-analytics.example/avatars/fb/1000.jpg',
+        permalink: 'https://www.facebook.com/solsticecoffee',
       },
       {
-        kind: 'account', account_id: 1001, brand_id: 1, platform: 'ig', account_name: 'Solstice Coffee DE', network_id: '89220588780772825',
-        storage_avatar: 'https://cdn.partner-analytics.example/avatars/ig/1001.jpg', permalink: 'https://www.instagram.com/solsticecoffeede/',
+        kind: 'account',
+        account_id: 1001,
+        brand_id: 1,
+        platform: 'ig',
+        account_name: 'Solstice Coffee DE',
+        network_id: '89220588780772825',
+        storage_avatar: 'https://cdn.partner-analytics.example/avatars/ig/1001.jpg',
+        permalink: 'https://www.instagram.com/solsticecoffeede/',
       },
     ])
   })
