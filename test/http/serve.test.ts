@@ -54,6 +54,16 @@ async function serve (cwd: string, port: number): Promise<Served> {
   return { child, exit, stdout: () => stdout, stderr: () => stderr }
 }
 
+/** Resolves once `text()` matches; fails if serve exits first, or after 60 s (a bound, not a measure). */
+async function outputShows (served: Served, text: () => string, pattern: RegExp, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (!pattern.test(text())) {
+    if (served.child.exitCode !== null) assert.fail(`serve exited (${served.child.exitCode}) before ${what}: ${served.stderr()}`)
+    if (Date.now() > deadline) assert.fail(`${what}: not within 60 s`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 describe('serve on the embedded default database', () => {
   let cwd: string
   let port: number
@@ -131,10 +141,13 @@ describe('serve on the embedded default database', () => {
       })
       request.on('error', reject)
     })
+    // Events, not sleeps: the server has logged the request (its body is still arriving) before
+    // the signal, and has logged the signal before the rest of the body is sent.
+    const logged = served.stdout().length
     request.write(body.slice(0, 10))
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await outputShows(served, () => served.stdout().slice(logged), /"msg":"incoming request"/, 'the request logged as received')
     served.child.kill('SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await outputShows(served, served.stdout, /shutting down: finishing in-flight requests/, 'the shutdown logged')
     request.end(body.slice(10))
 
     const answered = await response
