@@ -127,7 +127,7 @@ describe('error bodies (DECISIONS.md §2)', () => {
 
   it('answers a body over 64 KiB with 422 loc ["body"] "Request body is too large", not a 500', async () => {
     const fits = JSON.stringify({ a: 'x'.repeat(64 * 1024 - 20), b: 1 })
-    assert.ok(Buffer.byteLength(fits) <= 64 * 1024)
+    assert.ok(Buffer.byteLength(fits) <= 64 * 1024, 'the first body fits the limit')
     assert.equal((await app.inject({ method: 'POST', url: '/test/body', payload: fits, headers: { 'content-type': 'application/json' } })).statusCode, 200)
     const payload = JSON.stringify({ a: 'x'.repeat(64 * 1024), b: 1 })
     // The test route, and the one route of the service that reads a body.
