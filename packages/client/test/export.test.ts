@@ -187,6 +187,18 @@ for (const dialect of DIALECTS) {
       assert.equal((await exportWith(['analytics', '--brand-id', '1,x'])).code, 2)
       assert.equal((await exportWith(['analytics', '--timeout', '-1'])).code, 2)
     })
+
+    it('refuses a --page-size outside 1 to 50 with exit 2, naming the option, before any request', async () => {
+      for (const value of ['0', '51', '2.5', 'ten', '-3', '']) {
+        const recorder = recordingFetch()
+        const result = await exportWith(['posts', '--page-size', value], { fetch: recorder.fetch })
+        assert.deepEqual([result.code, result.stdout, result.stderr], [2, '', `error: option '--page-size <n>' argument '${value}' is invalid. expected an integer from 1 to 50\n`], value)
+        assert.deepEqual(recorder.calls, [], value)
+      }
+      const edges = await exportWith(['posts', '--since', SINCE, '--until', UNTIL, '--page-size', '50', '--format', 'ndjson'])
+      assert.equal(edges.code, 0, edges.stderr)
+      assert.equal(edges.stdout.trimEnd().split('\n').length, POST_COUNT)
+    })
   })
 }
 
