@@ -23,7 +23,7 @@ export function registerRequestHooks (app: FastifyInstance, services: Services):
     // First, so that every answer carries them, refusals included (src/http/security-headers.ts).
     reply.headers(SECURITY_HEADERS)
     reply.header('x-request-id', request.id)
-    request.today = utcToday()
+    request.today = utcToday(new Date(services.now()))
     request.queryIssues = []
   })
 

@@ -27,6 +27,11 @@ export interface ServiceDeps {
   counters: CounterStore
   /** The clock of the access caches (tests advance their own); performance.now by default. */
   clock?: Clock
+  /**
+   * The wall clock, ms since the epoch (Date.now by default): token lifetimes, the UTC "today" of
+   * default periods, the age of a /posts walk. Tests fix it rather than wait or race midnight.
+   */
+  now?: () => number
 }
 
 export interface Services {
@@ -41,21 +46,25 @@ export interface Services {
   health: HealthService
   catalog: CatalogService
   usage: UsageService
+  /** The wall clock the services and the routes read (ServiceDeps.now). */
+  now: () => number
 }
 
 export function createServices (deps: ServiceDeps): Services {
   const { config, store, counters } = deps
+  const now = deps.now ?? Date.now
   return {
-    auth: createAuthService({ config, store, counters, clock: deps.clock }),
+    auth: createAuthService({ config, store, counters, clock: deps.clock, now }),
     access: createAccessService({ store, clock: deps.clock }),
     rateLimits: createRateLimitService({ config, counters }),
     partners: createPartnersService({ store }),
     analytics: createAnalyticsService({ store }),
-    posts: createPostsService({ store }),
+    posts: createPostsService({ store, now }),
     users: createUsersService({ store }),
     imports: createImportService({ store }),
     health: createHealthService({ store, counters }),
     catalog: createCatalogService({ store }),
     usage: createUsageService({ config, store }),
+    now,
   }
 }

@@ -42,6 +42,19 @@ for (const dialect of DIALECTS) {
       }
     })
 
+    it('refuses a cursor whose payload was edited into another valid position, keeping its signature', async () => {
+      const [payload, mac] = cursor.split('.') as [string, string]
+      // [date, group id, platform rank] of the first page's last entry: moved a week back, still
+      // well-formed JSON and a real position, so that only the signature can tell.
+      const position = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [string, number, number]
+      assert.match(position[0], /^2026-\d{2}-\d{2}$/)
+      const earlier = new Date(Date.parse(`${position[0]}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10)
+      const edited = `${Buffer.from(JSON.stringify([earlier, position[1], position[2]]), 'utf8').toString('base64url')}.${mac}`
+      const { status, body } = await client.analytics({ ...QUERY, cursor: edited })
+      assert.equal(status, 422)
+      assert.deepEqual(body.detail, [{ loc: ['query', 'cursor'], msg: (body.detail as Array<{ msg: string }>)[0]?.msg, type: 'cursor_invalid', ctx: {} }])
+    })
+
     it('ignores the cursor, even garbage, unless type=daily', async () => {
       assert.equal((await client.analytics({ ...QUERY, type: 'agg', cursor: 'garbage' })).status, 200)
       assert.equal((await client.analytics({ ...QUERY, type: 'monthly', cursor })).status, 200)

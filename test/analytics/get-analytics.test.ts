@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { DIALECTS } from '../helpers/stores.js'
 import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
+import { bearer, createPartner, loginToken } from '../helpers/partners.js'
 
 /** The worked examples of docs/analytics.md, number for number (user granted brands 1 and 2). */
 
@@ -160,6 +161,24 @@ for (const dialect of DIALECTS) {
       assert.equal(body.platforms, 'all')
       const daily = await client.analytics({ ...PERIOD, split_by_platform: 'on', platform: 'ig' })
       assert.deepEqual(daily.body.data.map((entry) => [entry.date, entry.platform, entry.views]), [['2026-04-02', 'ig', 600], ['2026-04-01', 'ig', 300], ['2026-03-31', 'ig', 500]])
+    })
+
+    it('answers a partner granted no brands with empty reports of every type, not an error', async () => {
+      const nobody = bearer(await loginToken(client.app, await createPartner(client.test.store, { brandIds: [] })))
+      const get = async (query: Record<string, string>) => {
+        const response = await client.app.inject({ method: 'GET', url: '/analytics/', query, headers: nobody })
+        return { status: response.statusCode, body: response.json() }
+      }
+      const envelope = { since: PERIOD.since, until: PERIOD.until, platforms: 'all', brand_ids: [] }
+      assert.deepEqual(await get({ ...PERIOD }), { status: 200, body: { data: [], total: 0, ...envelope } })
+      assert.deepEqual(await get({ ...PERIOD, type: 'monthly' }), { status: 200, body: { data: [], total: 0, ...envelope } })
+      const zero = { views: 0, revenue: null, interactions: 0, posts_count: 0, new_followers: 0, followers: 0, posts_per_day: 0 }
+      assert.deepEqual(await get({ ...PERIOD, type: 'agg' }), { status: 200, body: { data: [], total: 0, aggregates: { total: zero, average: zero }, ...envelope } })
+      assert.deepEqual(await get({ ...PERIOD, type: 'agg', split_by_platform: 'true', platform: 'fb,ig' }), {
+        status: 200, body: { data: [], total: 0, aggregates: { total: zero, average: zero }, ...envelope, platforms: ['fb', 'ig'] },
+      })
+      // Any brand it names is one it cannot read.
+      assert.equal((await get({ ...PERIOD, brand_id: '1' })).status, 403)
     })
 
     it('a day with no data rows gives no entry (no zero-filling)', async () => {

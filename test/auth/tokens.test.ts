@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { createSigner } from 'fast-jwt'
-import { buildTestApp, testClock, TEST_JWT_SECRET } from '../helpers/app.js'
+import { buildTestApp, testClock, TEST_JWT_SECRET, wallClock } from '../helpers/app.js'
 import { ACCESS_CACHE_TTL_MS } from '../../src/services/access-cache.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
@@ -114,13 +114,22 @@ for (const dialect of DIALECTS) {
     })
 
     it('expires a real token after TOKEN_TTL_SECONDS', async () => {
-      // exp has whole-second precision, so a 2 s lifetime is valid for at least 1 s after login.
-      const shortLived = await buildTestApp(test.store, { TOKEN_TTL_SECONDS: '2' })
+      // The service's wall clock stands still unless moved: no sleeping, no race with a busy machine.
+      const time = wallClock(new Date().toISOString())
+      const shortLived = await buildTestApp(test.store, { TOKEN_TTL_SECONDS: '60' }, { now: time.now })
       try {
-        const short = await loginToken(shortLived, partner)
-        assert.equal((await shortLived.inject({ url: '/me', headers: bearer(short) })).statusCode, 200)
-        await new Promise((resolve) => setTimeout(resolve, 3100))
-        assertRefused(await shortLived.inject({ url: '/me', headers: bearer(short) }), 401, 'TOKEN_EXPIRED', 'Token has expired', INVALID_TOKEN_CHALLENGE)
+        const login = await shortLived.inject({ method: 'POST', url: '/auth/login', payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey } })
+        assert.equal(login.json().expires_in, 60)
+        const short = bearer(login.json().access_token)
+        assert.equal((await shortLived.inject({ url: '/me', headers: short })).statusCode, 200)
+        // exp is in whole seconds: the token is good to the end of the second 60 s after login.
+        time.advance(59_000)
+        assert.equal((await shortLived.inject({ url: '/me', headers: short })).statusCode, 200)
+        time.advance(2_000)
+        assertRefused(await shortLived.inject({ url: '/me', headers: short }), 401, 'TOKEN_EXPIRED', 'Token has expired', INVALID_TOKEN_CHALLENGE)
+        // A new login gets a token good for the next 60 s.
+        const again = bearer(await loginToken(shortLived, partner))
+        assert.equal((await shortLived.inject({ url: '/me', headers: again })).statusCode, 200)
       } finally {
         await shortLived.close()
       }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { CLIENT_KEY_PATTERN, SECRET_KEY_PATTERN, digestSecret } from '../../src/services/auth/credentials.js'
+import { CLIENT_KEY_PATTERN, SECRET_KEY_PATTERN } from '../../src/services/auth/credentials.js'
 import { EXIT } from '../../src/cli/io.js'
 import { runCliCaptured } from '../helpers/cli.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
@@ -39,10 +40,11 @@ for (const dialect of DIALECTS) {
       assert.match(created.api_secret_key, SECRET_KEY_PATTERN)
       assert.equal(run.stderr, '')
 
-      // Only the digest is stored.
+      // Only the digest is stored: SHA-256 of the secret's UTF-8 bytes, hex (docs/authentication.md).
       const stored = await testStore.store.db.selectFrom('credentials').selectAll().where('user_id', '=', created.user_id).execute()
       assert.equal(stored.length, 1)
-      assert.equal(stored[0]?.secret_digest, digestSecret(created.api_secret_key))
+      assert.equal(stored[0]?.secret_digest, createHash('sha256').update(Buffer.from(created.api_secret_key, 'utf8')).digest('hex'))
+      assert.match(stored[0]?.secret_digest ?? '', /^[0-9a-f]{64}$/)
       assert.ok(!JSON.stringify(stored).includes(created.api_secret_key))
     })
 

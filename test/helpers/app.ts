@@ -27,17 +27,19 @@ export async function buildTestApp (store: Store, env: Record<string, string> = 
 export interface TestAppOptions {
   /** The clock of the access caches (see testClock). */
   clock?: Clock
+  /** The wall clock: token lifetimes, "today", the age of a /posts walk (see wallClock). */
+  now?: () => number
   /** Log with the production logger into these captured lines (see captureLogs). */
   logs?: CapturedLogs
 }
 
 /** The same, not yet ready, so a test can add routes of its own first. */
 export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<FastifyInstance> {
-  const { clock, logs } = options
+  const { clock, now, logs } = options
   const config = testConfig(logs === undefined ? env : { LOG_LEVEL: 'info', ...env })
   const counters = createCounterStore(config)
   const logging = logs === undefined ? { logger: false } : { logStream: logs.stream }
-  const app = await buildApp(config, { services: createServices({ config, store, counters, clock }), ...logging })
+  const app = await buildApp(config, { services: createServices({ config, store, counters, clock, now }), ...logging })
   app.addHook('onClose', async () => { await counters.close() })
   return app
 }
@@ -46,6 +48,15 @@ export async function buildUnreadyTestApp (store: Store, env: Record<string, str
 export function testClock (): Clock & { advance: (ms: number) => void } {
   let now = 1_000_000
   return { now: () => now, advance: (ms) => { now += ms } }
+}
+
+/**
+ * A wall clock that stands at `iso` until a test sets or moves it: "today" and token lifetimes
+ * without waiting, and without a midnight between two lines of a test.
+ */
+export function wallClock (iso: string): { now: () => number, set: (iso: string) => void, advance: (ms: number) => void } {
+  let now = Date.parse(iso)
+  return { now: () => now, set: (next) => { now = Date.parse(next) }, advance: (ms) => { now += ms } }
 }
 
 /** The JSON lines the production logger writes, captured (pass to buildLoggedTestApp). */

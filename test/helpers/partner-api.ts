@@ -55,6 +55,8 @@ export interface PartnerApiOptions {
   brandIds: number[]
   /** Environment of the app (e.g. rate limits); rate limits are off unless given. */
   env?: Record<string, string>
+  /** The app's wall clock (see wallClock in app.ts); the real one unless given. */
+  now?: () => number
 }
 
 export async function openPartnerApi (dialect: Dialect, options: PartnerApiOptions): Promise<PartnerApi> {
@@ -62,7 +64,7 @@ export async function openPartnerApi (dialect: Dialect, options: PartnerApiOptio
   try {
     await options.seed?.(test)
     // Most tests send many requests: the rate limit is not what they test unless they say so.
-    const app = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', ...options.env })
+    const app = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', ...options.env }, { now: options.now })
     const partner = await createPartner(test.store, { brandIds: options.brandIds })
     const auth = bearer(await loginToken(app, partner))
     const get = async <Ok>(path: string, query: Query = {}, headers: Record<string, string> = auth): Promise<ApiResponse<Ok>> => {

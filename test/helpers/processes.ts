@@ -27,6 +27,15 @@ export async function sleep (ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+/**
+ * Waits until at least `marginMs` remain in the current UTC day, so a test comparing its own
+ * "today" with a command's cannot straddle midnight (at most `marginMs` of waiting, once a day).
+ */
+export async function awaitRoomInDay (marginMs: number): Promise<void> {
+  const left = 86_400_000 - (Date.now() % 86_400_000)
+  if (left < marginMs) await sleep(left + 50)
+}
+
 /** Polls `check` every 100 ms until it is true; throws after `timeoutMs`. */
 export async function waitFor (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs

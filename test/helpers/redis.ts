@@ -30,6 +30,11 @@ export function redisEnv (prefix: string): Record<string, string> {
  * requests in one fixed minute window cannot straddle two.
  */
 export async function awaitRoomInMinute (marginMs = 3000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000)
+  await awaitRoomInWindow(60_000, marginMs)
+}
+
+/** The same for a clock-aligned window of any length (3_600_000: the hour). */
+export async function awaitRoomInWindow (windowMs: number, marginMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs)
   if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50))
 }

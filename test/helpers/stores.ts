@@ -66,3 +66,51 @@ export async function createTestStore (dialect: Dialect, postgresUrl = TEST_POST
     },
   }
 }
+
+export interface EmptyStore {
+  /** A DATABASE_URL naming a store with no schema yet: an SQLite file not created, or an empty PostgreSQL schema. */
+  databaseUrl: string
+  dialect: Dialect
+  /** A store connected to it (opened on first call), to look at what a command or a server wrote. */
+  open: () => Store
+  /** Closes that store and deletes the file or drops the schema. */
+  cleanup: () => Promise<void>
+}
+
+/** Where a fresh store would be, with nothing migrated: for `migrate` and `serve`, which create the schema. */
+export async function createEmptyStore (dialect: Dialect, postgresUrl = TEST_POSTGRES_URL): Promise<EmptyStore> {
+  const suffix = randomBytes(6).toString('hex')
+  let store: Store | undefined
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'pa-empty-'))
+    const file = join(dir, 'store', 'pa.sqlite')
+    return {
+      databaseUrl: `sqlite:${file}`,
+      dialect,
+      open: () => (store ??= createStore({ kind: 'sqlite', file })),
+      cleanup: async () => {
+        await store?.destroy()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+  const schema = `t_${suffix}`
+  const admin = new pg.Client({ connectionString: postgresUrl })
+  await admin.connect()
+  await admin.query(`create schema ${schema}`)
+  await admin.end()
+  const url = new URL(postgresUrl)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    databaseUrl: url.toString(),
+    dialect,
+    open: () => (store ??= createStore({ kind: 'postgres', url: postgresUrl, schema })),
+    cleanup: async () => {
+      await store?.destroy()
+      const dropper = new pg.Client({ connectionString: postgresUrl })
+      await dropper.connect()
+      await dropper.query(`drop schema if exists ${schema} cascade`)
+      await dropper.end()
+    },
+  }
+}

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
+import { createPartner } from '../helpers/partners.js'
+import { createEmptyStore, type EmptyStore } from '../helpers/stores.js'
 
 /**
  * The newcomer path and the process lifecycle, end to end in a child process: `serve` on the
@@ -35,9 +39,12 @@ interface Served {
   exit: Promise<number | null>
 }
 
-/** Starts `serve` in `cwd` and resolves once it logs that it listens. */
-async function serve (cwd: string, port: number): Promise<Served> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development' }
+/**
+ * Starts `serve` in `cwd` and resolves once it logs that it listens (and, on the embedded demo
+ * database, once it printed the demo banner).
+ */
+async function serve (cwd: string, port: number, extraEnv: Record<string, string> = {}, options: { banner?: boolean } = {}): Promise<Served> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info', NODE_ENV: 'development', ...extraEnv }
   const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve'], { cwd, env })
   let stdout = ''
   let stderr = ''
@@ -46,7 +53,7 @@ async function serve (cwd: string, port: number): Promise<Served> {
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const deadline = Date.now() + 120_000
   // The banner is printed once the server listens, after Fastify's own "Server listening" line.
-  while (!stdout.includes('Server listening') || !stderr.includes('export PA_API_SECRET_KEY=')) {
+  while (!stdout.includes('Server listening') || (options.banner !== false && !stderr.includes('export PA_API_SECRET_KEY='))) {
     if (child.exitCode !== null) assert.fail(`serve exited early (${child.exitCode}): ${stderr}`)
     if (Date.now() > deadline) assert.fail('serve did not start within 120 s')
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -54,9 +61,22 @@ async function serve (cwd: string, port: number): Promise<Served> {
   return { child, exit, stdout: () => stdout, stderr: () => stderr }
 }
 
+/** Resolves once `text()` matches; fails if serve exits first, or after 60 s (a bound, not a measure). */
+async function outputShows (served: Served, text: () => string, pattern: RegExp, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (!pattern.test(text())) {
+    if (served.child.exitCode !== null) assert.fail(`serve exited (${served.child.exitCode}) before ${what}: ${served.stderr()}`)
+    if (Date.now() > deadline) assert.fail(`${what}: not within 60 s`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 describe('serve on the embedded default database', () => {
   let cwd: string
   let port: number
+  // What the first start left for the restart to find.
+  let firstSecret: string
+  let firstToken: string
 
   before(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'pa-serve-'))
@@ -78,6 +98,10 @@ describe('serve on the embedded default database', () => {
       assert.ok(stderr.includes(`\n  export PA_BASE_URL=http://127.0.0.1:${port}\n  export PA_API_CLIENT_KEY=${key}\n  export PA_API_SECRET_KEY=${secret}\n`), stderr)
       assert.equal(statSync(join(cwd, 'data', 'partner-analytics.sqlite')).isFile(), true)
       assert.equal(statSync(join(cwd, 'data', 'demo-credentials.json')).mode & 0o777, 0o600)
+      // Without JWT_SECRET, one is generated and kept for the next start, readable by the owner only.
+      assert.equal(statSync(join(cwd, 'data', 'jwt-secret')).mode & 0o777, 0o600)
+      firstSecret = readFileSync(join(cwd, 'data', 'jwt-secret'), 'utf8')
+      assert.match(firstSecret, /^[\w-]{64}\n$/)
 
       // The printed pair works: login, then /me lists 7 of the 8 demo brands.
       const login = await fetch(`http://127.0.0.1:${port}/auth/login`, {
@@ -85,6 +109,7 @@ describe('serve on the embedded default database', () => {
       })
       assert.equal(login.status, 200)
       const { access_token: token } = await login.json() as { access_token: string }
+      firstToken = token
       const me = await fetch(`http://127.0.0.1:${port}/me?limit=100`, { headers: { authorization: `Bearer ${token}` } })
       assert.equal(me.status, 200)
       const profile = await me.json() as { brands: Array<{ brand_id: number }> }
@@ -99,12 +124,16 @@ describe('serve on the embedded default database', () => {
     }
   })
 
-  it('reuses the data on a second start and prints the same key pair', async () => {
+  it('reuses the data and the JWT secret on a second start: the same key pair, and tokens issued before still work', async () => {
     const served = await serve(cwd, port)
     try {
       assert.doesNotMatch(served.stderr(), /Empty database/)
       assert.match(served.stderr(), /api_client_key: pak_\w{24}/)
       assert.doesNotMatch(served.stderr(), /no longer works/)
+      assert.equal(readFileSync(join(cwd, 'data', 'jwt-secret'), 'utf8'), firstSecret)
+      assert.equal(statSync(join(cwd, 'data', 'jwt-secret')).mode & 0o777, 0o600)
+      const me = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${firstToken}` } })
+      assert.equal(me.status, 200, await me.clone().text())
     } finally {
       served.child.kill('SIGTERM')
       assert.equal(await served.exit, 0)
@@ -131,10 +160,13 @@ describe('serve on the embedded default database', () => {
       })
       request.on('error', reject)
     })
+    // Events, not sleeps: the server has logged the request (its body is still arriving) before
+    // the signal, and has logged the signal before the rest of the body is sent.
+    const logged = served.stdout().length
     request.write(body.slice(0, 10))
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await outputShows(served, () => served.stdout().slice(logged), /"msg":"incoming request"/, 'the request logged as received')
     served.child.kill('SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await outputShows(served, served.stdout, /shutting down: finishing in-flight requests/, 'the shutdown logged')
     request.end(body.slice(10))
 
     const answered = await response
@@ -187,3 +219,57 @@ describe('serve: where it listens, and when it cannot', () => {
     }
   })
 })
+
+describe('serve on PostgreSQL', () => {
+  let cwd: string
+  let empty: EmptyStore
+  before(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'pa-serve-pg-'))
+    empty = await createEmptyStore('postgres')
+  })
+  after(async () => {
+    await empty.cleanup()
+    rmSync(cwd, { recursive: true, force: true })
+  })
+
+  it('migrates an empty schema, imports no demo data, answers from PostgreSQL and stops on SIGTERM', async () => {
+    const served = await serve(cwd, 0, { DATABASE_URL: empty.databaseUrl }, { banner: false })
+    try {
+      const port = Number(/"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/.exec(served.stdout())?.[1])
+      assert.ok(port > 0, served.stdout())
+      assert.doesNotMatch(served.stderr(), /Empty database|api_secret_key|export PA_/)
+      const store = empty.open()
+      const migrations = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db)
+      assert.equal(migrations.rows.length, 5)
+      assert.deepEqual(await store.db.selectFrom('brands').select('brand_id').execute(), [])
+
+      const health = await fetch(`http://127.0.0.1:${port}/health`)
+      assert.equal(health.status, 200)
+      assert.deepEqual(pick(await health.json() as Record<string, unknown>, ['status', 'database']), { status: 'ok', database: 'ok' })
+
+      // Data written to the schema is what the server reads: the worked example's agg numbers.
+      await insertDatasetAndReadModel(store, workedExampleDataset())
+      const partner = await createPartner(store, { brandIds: [1, 2] })
+      const login = await fetch(`http://127.0.0.1:${port}/auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_client_key: partner.clientKey, api_secret_key: partner.secretKey }),
+      })
+      assert.equal(login.status, 200)
+      const { access_token: token } = await login.json() as { access_token: string }
+      const agg = await fetch(`http://127.0.0.1:${port}/analytics/?type=agg&since=2026-03-30&until=2026-04-02`, { headers: { authorization: `Bearer ${token}` } })
+      assert.equal(agg.status, 200)
+      const body = await agg.json() as { data: Array<Record<string, unknown>> }
+      assert.deepEqual(body.data.map((entry) => pick(entry, ['brand_id', 'name', 'views', 'revenue'])), [
+        { brand_id: 1, name: 'Acme', views: 5300, revenue: 4.24 },
+        { brand_id: 2, name: 'Globex', views: 4800, revenue: null },
+      ])
+    } finally {
+      served.child.kill('SIGTERM')
+      assert.equal(await served.exit, 0)
+    }
+    assert.match(served.stdout(), /shutting down: finishing in-flight requests/)
+  })
+})
+
+function pick (record: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [field, record[field]]))
+}

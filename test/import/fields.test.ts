@@ -20,22 +20,45 @@ describe('import field checks (pure)', () => {
     assert.equal(message(checkMoney('revenue', 1e21)), 'revenue is too large (got 1e+21)')
   })
 
-  it('money: any amount written with up to 6 decimals maps to its exact micro-units; 7 or more are refused', () => {
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 0, max: 9 }), (units, decimals) => {
-      // The amount `units / 10^decimals`, written out as decimal text, then parsed as JSON would.
-      const digits = units.toString().padStart(decimals + 1, '0')
-      const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`
-      const value = Number(text)
+  /** `units / 10^decimals` written out as decimal text, e.g. (12345n, 3) → "12.345", (5n, 2) → "0.05". */
+  const decimalText = (units: bigint, decimals: number): string => {
+    const digits = units.toString().padStart(decimals + 1, '0')
+    return decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`
+  }
+
+  // Up to 10^15 units: at most 15 significant digits, so the number JSON gives for the text is
+  // that decimal exactly when written back (what the file said is what is read).
+  it('money: any amount written with up to 6 decimals is accepted as its exact micro-units, or refused as too large past 2^53 − 1', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 0, max: 6 }), (units, decimals) => {
+      const value = Number(decimalText(units, decimals))
+      const micros = units * 10n ** BigInt(6 - decimals)
       const checked = checkMoney('revenue', value)
-      const significant = text.includes('.') ? text.replace(/0+$/, '').split('.')[1]?.length ?? 0 : 0
-      if (significant > 6 && String(value) === text.replace(/\.?0+$/, '')) {
-        assert.ok(checked instanceof FieldError, `${text} must be refused`)
-      } else if (!(checked instanceof FieldError)) {
-        // Accepted: exact micro-units of the number JSON gave us.
-        const shortest = String(value)
-        const [whole = '', fraction = ''] = shortest.includes('e') ? [shortest, ''] : shortest.split('.')
-        if (!shortest.includes('e')) assert.equal(checked, Number(BigInt(whole + fraction.padEnd(6, '0'))))
+      if (micros > BigInt(Number.MAX_SAFE_INTEGER)) {
+        assert.equal(message(checked), `revenue is too large (got ${JSON.stringify(value)})`)
+      } else {
+        assert.equal(checked, Number(micros), decimalText(units, decimals))
       }
+    }), { numRuns: 3000 })
+  })
+
+  it('money: 16-digit amounts (above the fast path, up to 2^53 − 1 micro-units) are accepted exactly when the number is the decimal written', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 10n ** 15n, max: BigInt(Number.MAX_SAFE_INTEGER) }), fc.integer({ min: 0, max: 6 }), (units, decimals) => {
+      const text = decimalText(units, decimals)
+      const value = Number(text)
+      // Only texts a double holds exactly as written (the file's number is the number read).
+      fc.pre(String(value) === (text.includes('.') ? text.replace(/\.?0+$/, '') : text))
+      const micros = units * 10n ** BigInt(6 - decimals)
+      const checked = checkMoney('revenue', value)
+      if (micros > BigInt(Number.MAX_SAFE_INTEGER)) assert.equal(message(checked), `revenue is too large (got ${JSON.stringify(value)})`)
+      else assert.equal(checked, Number(micros), text)
+    }), { numRuns: 3000 })
+  })
+
+  it('money: any amount written with 7 to 9 significant decimals is refused, naming the value', () => {
+    const lastDigitNotZero = fc.bigInt({ min: 1n, max: 10n ** 15n - 1n }).filter((units) => units % 10n !== 0n)
+    fc.assert(fc.property(lastDigitNotZero, fc.integer({ min: 7, max: 9 }), (units, decimals) => {
+      const value = Number(decimalText(units, decimals))
+      assert.equal(message(checkMoney('revenue', value)), `revenue has more than 6 decimals (got ${JSON.stringify(value)}); money is stored in micro-units`)
     }), { numRuns: 2000 })
   })
 

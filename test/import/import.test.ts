@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { importSources } from '../../src/services/import/import.service.js'
+import { runCliCaptured } from '../helpers/cli.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
+import { memorySource } from '../posts/posts-fixtures.js'
 import { countRows, dailyRow, emptyStore, FIXTURES, importFiles, ndjson, postRow, tempFiles, type TempFiles } from './import-helpers.js'
 
 const VALID = join(FIXTURES, 'valid.ndjson')
@@ -296,5 +300,79 @@ for (const dialect of DIALECTS) {
       await importFiles(store, [VALID], { onProgress: (done) => seen.push(done) })
       assert.deepEqual(seen, [7])
     })
+
+    /** What the store holds, to compare before and after a failed import. */
+    const snapshot = async () => ({
+      brands: await testStore.store.db.selectFrom('brands').select(['brand_id', 'brand_name']).orderBy('brand_id').execute(),
+      accounts: await testStore.store.db.selectFrom('accounts').select(['platform', 'account_id', 'brand_id']).orderBy('account_id').execute(),
+      daily: await testStore.store.db.selectFrom('daily_metrics').select(['account_id', 'date', 'views']).orderBy('account_id').orderBy('date').execute(),
+      posts: await testStore.store.db.selectFrom('posts').select(['id']).execute(),
+      brandDays: (await testStore.store.db.selectFrom('brand_daily').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
+    })
+    const FIRST = [brand(1, 'Before'), account('fb', 10, 1), daily('fb', 10, '2026-11-01', { views: 1 })]
+    /** Renames brand 1, adds brand 2 with an account and rows; the last row (views 666) is one the store will refuse. */
+    const SECOND = [
+      brand(1, 'After'), brand(2), account('fb', 20, 2),
+      daily('fb', 10, '2026-11-02', { views: 5 }),
+      { kind: 'post', platform: 'fb', account_id: 20, id: 'p1', created_time: '2026-11-02T10:00:00Z', views: 3 },
+      daily('fb', 20, '2026-11-02', { views: 666 }),
+    ]
+
+    // A transaction left open would hold its locks and make the next import wait: the timeout
+    // turns that wait into a failure (a bound, far above the second these tests take).
+    it('rolls everything back when the store refuses a write mid-import, reports the store\'s error, and takes the next import', { timeout: 60_000 }, async () => {
+      const { store } = testStore
+      await importSources(store, [memorySource(FIRST)])
+      const before = await snapshot()
+      await refuseViews666(testStore)
+      try {
+        await assert.rejects(importSources(store, [memorySource(SECOND)]), /refused by the test trigger/)
+        assert.deepEqual(await snapshot(), before)
+        // What an operator sees: exit 1, one line with the store's reason, nothing written.
+        const run = await runCliCaptured(['import', files.write('second.ndjson', ndjson(...SECOND))], { DATABASE_URL: testStore.databaseUrl })
+        assert.equal(run.code, 1)
+        assert.match(run.stderr, /^error: .*refused by the test trigger/m)
+        assert.deepEqual(await snapshot(), before)
+      } finally {
+        await allowViews666(testStore)
+      }
+      // The store is not left in a transaction: the same import now goes through whole.
+      const summary = await importSources(store, [memorySource(SECOND)])
+      assert.deepEqual(summary.counts, { brand: 2, account: 1, daily: 2, post: 1 })
+      const after = await snapshot()
+      assert.deepEqual(after.brands.map((row) => [Number(row.brand_id), row.brand_name]), [[1, 'After'], [2, 'Brand 2']])
+      assert.deepEqual(after.daily.map((row) => [Number(row.account_id), row.date, row.views]), [[10, '2026-11-01', 1], [10, '2026-11-02', 5], [20, '2026-11-02', 666]])
+    })
+
+    it('rolls everything back when a source fails while being read (e.g. a file gone mid-import)', { timeout: 60_000 }, async () => {
+      const { store } = testStore
+      await importSources(store, [memorySource(FIRST)])
+      const before = await snapshot()
+      const failing = {
+        name: 'broken.ndjson',
+        read: async function * () {
+          for (const [index, value] of SECOND.slice(0, 5).entries()) yield { line: index + 1, value }
+          throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })
+        },
+      }
+      await assert.rejects(importSources(store, [memorySource([brand(3)]), failing]), { message: 'EIO: i/o error, read' })
+      assert.deepEqual(await snapshot(), before)
+      assert.deepEqual((await importSources(store, [memorySource([brand(3)])])).counts, { brand: 1, account: 0, daily: 0, post: 0 })
+    })
   })
+}
+
+/** A trigger that makes the store refuse any daily row with views = 666 (a write failing mid-import). */
+async function refuseViews666 (test: TestStore): Promise<void> {
+  if (test.store.dialect === 'sqlite') {
+    await sql`create trigger refuse_666 before insert on daily_metrics when new.views = 666 begin select raise(abort, 'refused by the test trigger'); end`.execute(test.store.db)
+    return
+  }
+  await sql`create function refuse_666() returns trigger language plpgsql as $$ begin if new.views = 666 then raise exception 'refused by the test trigger'; end if; return new; end $$`.execute(test.store.db)
+  await sql`create trigger refuse_666 before insert on daily_metrics for each row execute function refuse_666()`.execute(test.store.db)
+}
+
+async function allowViews666 (test: TestStore): Promise<void> {
+  await sql`drop trigger refuse_666${sql.raw(test.store.dialect === 'postgres' ? ' on daily_metrics' : '')}`.execute(test.store.db)
+  if (test.store.dialect === 'postgres') await sql`drop function refuse_666()`.execute(test.store.db)
 }

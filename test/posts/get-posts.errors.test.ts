@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { DIALECTS, type TestStore } from '../helpers/stores.js'
 
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'
-import { type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
+import { insertPosts, postRow, type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 const ACCOUNT_DETAIL = { detail: 'account_id requires exactly one platform to be specified' }
 
@@ -79,8 +79,17 @@ for (const dialect of DIALECTS) {
     })
 
     it('ignores unknown parameters, keeps the last of repeated ones, treats empty as absent', async () => {
-      const response = await app.inject({ method: 'GET', url: '/posts?order=up&order=asc&limit=&whatever=1', headers: bearer(await loginToken(app, await createPartner(test.store, { brandIds: [1] }))) })
+      // Twelve posts of brand 1 on 2026-10-10, one an hour: a00 … a11.
+      await insertPosts(test.store.db, Array.from({ length: 12 }, (_, k) => postRow('tk', `a${String(k).padStart(2, '0')}`, 12, `2026-10-10T${String(k).padStart(2, '0')}:00:00Z`)))
+      const headers = bearer(await loginToken(app, await createPartner(test.store, { brandIds: [1] })))
+      const response = await app.inject({ method: 'GET', url: '/posts?since=2026-10-10&until=2026-10-10&order=up&order=asc&limit=&whatever=1', headers })
       assert.equal(response.statusCode, 200)
+      const body = response.json()
+      // order=asc (the last one) and the default limit of 10 (the empty one is absent).
+      assert.deepEqual(body.data.map((record: { id: string }) => record.id), ['a00', 'a01', 'a02', 'a03', 'a04', 'a05', 'a06', 'a07', 'a08', 'a09'])
+      assert.equal(typeof body.next_cursor, 'string')
+      const reversed = await app.inject({ method: 'GET', url: '/posts?since=2026-10-10&until=2026-10-10&order=asc&order=desc&limit=3&limit=', headers })
+      assert.deepEqual(reversed.json().data.map((record: { id: string }) => record.id), ['a11', 'a10', 'a09', 'a08', 'a07', 'a06', 'a05', 'a04', 'a03', 'a02'])
     })
 
     it('answers 400 with the bare detail when account_id has no or several platforms, before 403', async () => {

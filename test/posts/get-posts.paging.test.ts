@@ -1,4 +1,4 @@
-import { describe, it, before, after } from 'node:test'
+import { describe, it, before, after, beforeEach, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { POST_HISTORY_RETENTION_SECONDS, POSTS_WALK_MAX_AGE_SECONDS, type PostsRequest, type PostsWalk } from '../../src/domain/posts.js'
@@ -6,8 +6,8 @@ import { CursorCodec } from '../../src/http/cursors/codec.js'
 import { decodePostsCursor, encodePostsCursor } from '../../src/http/cursors/posts-cursor.js'
 import { importSources } from '../../src/services/import/import.service.js'
 import { DIALECTS, createTestStore, type TestStore } from '../helpers/stores.js'
-import { TEST_JWT_SECRET } from '../helpers/app.js'
-import { insertPostsWorld, memorySource, walkPages, type Client, type PostsWorld, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
+import { TEST_JWT_SECRET, wallClock } from '../helpers/app.js'
+import { insertPostsWorld, memorySource, postRow, walkPages, type Client, type PostsWorld, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
 
 const PERIOD = { since: '2026-11-01', until: '2026-11-07' }
 
@@ -22,17 +22,21 @@ async function importPosts (test: TestStore, records: unknown[]): Promise<void> 
 
 const ids = (records: Array<Record<string, unknown>>): string[] => records.map((record) => String(record.id))
 
+/** The `s0`…`s5` posts of 2026-11-02 (interactions 0, 10, …, 50), all at the same time: ties broken by id. */
+const SAME_DAY = Array.from({ length: 6 }, (_, k) => ({ ...tiktokPost(`s${k}`, 10 * k), created_time: '2026-11-02T00:00:00Z' }))
+
 for (const dialect of DIALECTS) {
   describe(`GET /posts paging (${dialect})`, () => {
+    // Each test imports what it reads into a store of its own.
     let test: TestStore
     let app: FastifyInstance
     let client: Client
 
-    before(async () => { ({ test, app, client } = await openPostsWorld(dialect)) })
-    after(async () => { await closePostsWorld({ test, app, client }) })
+    beforeEach(async () => { ({ test, app, client } = await openPostsWorld(dialect)) })
+    afterEach(async () => { await closePostsWorld({ test, app, client }) })
 
     it('pages hold exactly limit records until the one holding the last match, which has next_cursor null', async () => {
-      await importPosts(test, Array.from({ length: 6 }, (_, k) => ({ ...tiktokPost(`s${k}`, 10 * k), created_time: '2026-11-02T00:00:00Z' })))
+      await importPosts(test, SAME_DAY)
       const query = { ...PERIOD, since: '2026-11-02', until: '2026-11-02' }
       const first = await client.get({ ...query, limit: '3' })
       assert.deepEqual(ids(first.body.data), ['s5', 's4', 's3'])
@@ -46,9 +50,24 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(ids(await walkPages(client, query, 1)), ['s5', 's4', 's3', 's2', 's1', 's0'])
     })
 
+    it('without limit, a page holds 10 records (the documented default)', async () => {
+      // Twelve posts, one an hour on 2026-11-04: u00 … u11.
+      await importPosts(test, Array.from({ length: 12 }, (_, k) => tiktokPost(`u${String(k).padStart(2, '0')}`, k, `2026-11-04T${String(k).padStart(2, '0')}:00:00Z`)))
+      const first = await client.get({ since: '2026-11-04', until: '2026-11-04' })
+      assert.equal(first.status, 200)
+      assert.deepEqual(ids(first.body.data), ['u11', 'u10', 'u09', 'u08', 'u07', 'u06', 'u05', 'u04', 'u03', 'u02'])
+      assert.equal(first.body.total, 10)
+      assert.equal(typeof first.body.next_cursor, 'string')
+      const second = await client.get({ since: '2026-11-04', until: '2026-11-04', cursor: first.body.next_cursor })
+      assert.deepEqual(ids(second.body.data), ['u01', 'u00'])
+      assert.equal(second.body.next_cursor, null)
+    })
+
     it('binds the cursor to the normalised query, not to limit', async () => {
+      await importPosts(test, SAME_DAY)
       const query = { since: '2026-11-02', until: '2026-11-02', brand_id: '1', platform: 'tk', post_type: 'Video' }
       const first = await client.get({ ...query, limit: '2' })
+      assert.deepEqual(ids(first.body.data), ['s5', 's4'])
       const cursor = first.body.next_cursor as string
       const same = await client.get({ since: '2026-11-02', until: '2026-11-02', brand_id: '01', platform: 'TikTok', post_type: 'video', limit: '3', cursor })
       assert.equal(same.status, 200)
@@ -59,12 +78,22 @@ for (const dialect of DIALECTS) {
         assert.equal(other.status, 422, JSON.stringify(changed))
         assert.deepEqual(other.body.detail.map((item: { loc: string[] }) => item.loc), [['query', 'cursor']])
       }
-      const [payload, mac] = cursor.split('.') as [string, string]
-      const edited = Buffer.from(JSON.stringify([0, '2026-11-02', '2026-11-02', 999, 's9', 2])).toString('base64url')
+    })
+
+    it('refuses a cursor whose payload was edited into another valid position, keeping its signature', async () => {
+      await importPosts(test, SAME_DAY)
+      const query = { since: '2026-11-02', until: '2026-11-02' }
+      const first = await client.get({ ...query, limit: '2' })
+      const [payload, mac] = (first.body.next_cursor as string).split('.') as [string, string]
+      // [snapshot, startedAt, since, until, last value, last id, platform rank]: well-formed, the
+      // last id moved from s4 to s2, so that only the signature can tell.
+      const walk = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[]
+      assert.equal(walk[5], 's4')
+      const edited = Buffer.from(JSON.stringify(walk.with(5, 's2')), 'utf8').toString('base64url')
       for (const bad of [`${edited}.${mac}`, `${payload}.${mac.slice(0, -2)}AA`, 'garbage', `${payload}`]) {
-        const response = await client.get({ ...query, cursor: bad })
-        assert.equal(response.status, 422)
-        assert.equal(response.body.detail[0].type, 'cursor_invalid')
+        const response = await client.get({ ...query, limit: '2', cursor: bad })
+        assert.equal(response.status, 422, bad)
+        assert.deepEqual(response.body.detail, [{ loc: ['query', 'cursor'], msg: response.body.detail[0].msg, type: 'cursor_invalid', ctx: {} }])
       }
     })
 
@@ -97,10 +126,45 @@ for (const dialect of DIALECTS) {
     })
 
     it('keeps no new version when a re-import changes nothing', async () => {
-      const before = await test.store.db.selectFrom('post_history').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-      await importPosts(test, [tiktokPost('p2', 70, '2026-11-05T12:00:00Z')])
-      const afterImport = await test.store.db.selectFrom('post_history').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-      assert.equal(Number(afterImport.n), Number(before.n))
+      const versions = async (): Promise<number> => Number((await test.store.db.selectFrom('post_history').select((eb) => eb.fn.countAll<number>().as('n')).where('id', '=', 'v1').executeTakeFirstOrThrow()).n)
+      await importPosts(test, [tiktokPost('v1', 70)])
+      await importPosts(test, [tiktokPost('v1', 71)])
+      assert.equal(await versions(), 1, 'a changed re-import keeps the version it replaced')
+      await importPosts(test, [tiktokPost('v1', 71)])
+      assert.equal(await versions(), 1)
+    })
+  })
+
+  describe(`GET /posts default period across midnight (${dialect})`, () => {
+    // A walk with no since/until starts a minute before midnight and goes on after it.
+    const clock = wallClock('2026-11-07T23:59:30Z')
+    let world: PostsWorld
+    before(async () => {
+      world = await openPostsWorld(dialect, [
+        postRow('tk', 'w-before', 12, '2026-10-30T12:00:00Z'),
+        postRow('tk', 'w0', 12, '2026-10-31T08:00:00Z'),
+        postRow('tk', 'w1', 12, '2026-11-01T09:00:00Z'),
+        postRow('tk', 'w2', 12, '2026-11-03T10:00:00Z'),
+        postRow('tk', 'w3', 12, '2026-11-05T11:00:00Z'),
+        postRow('tk', 'w4', 12, '2026-11-07T23:00:00Z'),
+        postRow('tk', 'w5', 12, '2026-11-08T00:00:10Z'),
+      ], { now: clock.now })
+    })
+    after(async () => { await closePostsWorld(world) })
+
+    it('keeps the period of its first page (today − 7 … today then), with only the cursor given', async () => {
+      const first = await world.client.get({ limit: '2' })
+      assert.equal(first.status, 200)
+      assert.deepEqual([first.body.since, first.body.until, ids(first.body.data)], ['2026-10-31', '2026-11-07', ['w4', 'w3']])
+      clock.set('2026-11-08T00:00:30Z')
+      const second = await world.client.get({ limit: '2', cursor: first.body.next_cursor })
+      assert.equal(second.status, 200)
+      assert.deepEqual([second.body.since, second.body.until, ids(second.body.data)], ['2026-10-31', '2026-11-07', ['w2', 'w1']])
+      const third = await world.client.get({ limit: '2', cursor: second.body.next_cursor })
+      assert.deepEqual([third.body.since, third.body.until, ids(third.body.data), third.body.next_cursor], ['2026-10-31', '2026-11-07', ['w0'], null])
+      // A walk started now has the new day's period.
+      const fresh = await world.client.get({ limit: '50' })
+      assert.deepEqual([fresh.body.since, fresh.body.until, ids(fresh.body.data)], ['2026-11-01', '2026-11-08', ['w5', 'w4', 'w3', 'w2', 'w1']])
     })
   })
 }

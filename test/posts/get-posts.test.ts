@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
+import { wallClock } from '../helpers/app.js'
 import { DIALECTS, type TestStore } from '../helpers/stores.js'
 
 import { postRow, postsClient, type Client, openPostsWorld, closePostsWorld } from './posts-fixtures.js'
@@ -62,8 +63,10 @@ for (const dialect of DIALECTS) {
     let test: TestStore
     let app: FastifyInstance
     let client: Client
+    // "Today" for the default period: the app reads this clock, not the machine's.
+    const clock = wallClock('2026-11-05T18:00:00Z')
 
-    before(async () => { ({ test, app, client } = await openPostsWorld(dialect, POSTS)) })
+    before(async () => { ({ test, app, client } = await openPostsWorld(dialect, POSTS, { now: clock.now })) })
     after(async () => { await closePostsWorld({ test, app, client }) })
 
     it('lists the accessible posts of the period, newest first, in the §7 envelope', async () => {
@@ -143,13 +146,14 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(ids(wide.body), ['fb-late', 'fb-1', 'fb-old'])
     })
 
-    it('uses the default period today − 7 days … today', async () => {
+    it('uses the default period today − 7 days … today (UTC)', async () => {
       const { status, body } = await client.get()
       assert.equal(status, 200)
-      const today = new Date().toISOString().slice(0, 10)
-      assert.equal(body.until, today)
-      assert.equal(body.since, new Date(Date.parse(`${today}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10))
-      assert.deepEqual(body.data, [])
+      assert.deepEqual([body.since, body.until], ['2026-10-29', '2026-11-05'])
+      assert.deepEqual(ids(body), ['tk-1', 'da-1', 'pi-1', 'ig-1', 'ig-2', 'fb-1', 'yt-1', 'th-1', 'fb-old'])
+      // Only until given: since is until − 7 days.
+      const ending = await client.get({ until: '2026-11-03' })
+      assert.deepEqual([ending.body.since, ending.body.until, ids(ending.body)], ['2026-10-27', '2026-11-03', ['ig-2', 'fb-1', 'yt-1', 'th-1', 'fb-old']])
     })
 
     it('filters by brand_id and names the single brand', async () => {

@@ -129,8 +129,9 @@ export interface PostsWorld {
 /**
  * What every /posts suite starts from (the shared openPartnerApi): a fresh store holding the
  * posts world (plus `posts`), the app on it, and a client logged in as a partner of brands 1 and 2.
+ * `now` is the app's wall clock (wallClock in test/helpers/app.ts), the real one unless given.
  */
-export async function openPostsWorld (dialect: Dialect, posts: NewPostRow[] = []): Promise<PostsWorld> {
+export async function openPostsWorld (dialect: Dialect, posts: NewPostRow[] = [], options: { now?: () => number } = {}): Promise<PostsWorld> {
   const api = await openPartnerApi(dialect, {
     seed: async (test) => {
       await insertPostsWorld(test.store.db)
@@ -139,6 +140,7 @@ export async function openPostsWorld (dialect: Dialect, posts: NewPostRow[] = []
     brandIds: [1, 2],
     // The /posts suites count nothing per minute: keep the production limits on, as before.
     env: { RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_PER_HOUR: '20000' },
+    now: options.now,
   })
   return { test: api.test, app: api.app, client: { get: async (query = {}, path = '/posts') => await api.posts(query, path) } }
 }

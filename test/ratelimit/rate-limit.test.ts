@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildTestApp } from '../helpers/app.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, type TestPartner } from '../helpers/partners.js'
-import { awaitRoomInMinute, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
+import { awaitRoomInMinute, awaitRoomInWindow, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 
 /** Rate limiting over HTTP (DECISIONS.md §2, §4, §10): headers, 429s, scopes, Redis sharing. */
@@ -143,6 +143,59 @@ for (const dialect of DIALECTS) {
       })
       assert429(await login('198.51.100.1'))
       assert.equal((await login('198.51.100.2')).statusCode, 200)
+    })
+
+    it('refuses once the hour window is spent, with only the hourly headers when the minute is off', async () => {
+      const hourly = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '2' })
+      try {
+        const { token } = await partnerWithToken(hourly)
+        // Three requests in one clock hour (10 s of room is plenty for them).
+        await awaitRoomInWindow(3_600_000, 10_000)
+        const before = Date.now()
+        const responses = []
+        for (let i = 0; i < 3; i++) responses.push(await hourly.inject({ url: '/me', headers: bearer(token) }))
+        const after = Date.now()
+        assert.deepEqual(responses.map((response) => response.statusCode), [200, 200, 429])
+        const reset = Number(responses[0]?.headers['x-ratelimit-reset-hourly'])
+        assert.equal(reset % 3600, 0)
+        responses.forEach((response, i) => {
+          assert.deepEqual(Object.keys(response.headers).filter((name) => name.startsWith('x-ratelimit-') || name.startsWith('x-usage-')).sort(), [
+            'x-ratelimit-limit-hourly', 'x-ratelimit-remaining-hourly', 'x-ratelimit-reset-hourly', 'x-usage-period', 'x-usage-total',
+          ])
+          assert.deepEqual([response.headers['x-ratelimit-limit-hourly'], response.headers['x-ratelimit-remaining-hourly'], response.headers['x-ratelimit-reset-hourly'], response.headers['x-usage-total']],
+            ['2', String(Math.max(0, 1 - i)), String(reset), String(i + 1)])
+        })
+        const refused = responses[2] as LightMyRequestResponse
+        assert.equal(refused.json().error_code, 'RATE_LIMIT_EXCEEDED')
+        // The wait is what is left of the hour: whole seconds, rounded up, as the server saw it.
+        const retryAfter = Number(refused.headers['retry-after'])
+        assert.ok(retryAfter >= Math.ceil(reset - after / 1000) && retryAfter <= Math.ceil(reset - before / 1000), `retry-after ${retryAfter}, hour ends at ${reset}`)
+        assert.equal(refused.json().retry_after, retryAfter)
+        assert.equal(refused.json().detail, `Rate limit exceeded. Please wait ${retryAfter} seconds before making another request.`)
+      } finally {
+        await hourly.close()
+      }
+    })
+
+    it('limits nothing with both windows at 0: many logins from one address, many requests of one user, no headers', async () => {
+      const unlimited = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0' })
+      try {
+        const partner = await createPartner(test.store, { brandIds: [1] })
+        let token = ''
+        for (let i = 0; i < 30; i++) {
+          const login = await unlimited.inject({ method: 'POST', url: '/auth/login', remoteAddress: '198.51.100.99', payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey } })
+          assert.equal(login.statusCode, 200, `login ${i + 1}: ${login.body}`)
+          for (const header of RATE_HEADERS) assert.equal(login.headers[header], undefined, `${header} on login ${i + 1}`)
+          token = login.json().access_token
+        }
+        for (let i = 0; i < 120; i++) {
+          const me = await unlimited.inject({ url: '/me', headers: bearer(token) })
+          assert.equal(me.statusCode, 200, `request ${i + 1}`)
+          for (const header of RATE_HEADERS) assert.equal(me.headers[header], undefined, `${header} on request ${i + 1}`)
+        }
+      } finally {
+        await unlimited.close()
+      }
     })
 
     it('shares a user\'s limit between two instances on one Redis', async () => {

@@ -1,10 +1,13 @@
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import assert from 'node:assert/strict'
 import { setUserDisabled } from '../../../src/services/users/users.service.js'
 import { createPartner } from '../../../test/helpers/partners.js'
 import { DIALECTS } from '../../../test/helpers/stores.js'
 import {
-  ForbiddenError, InvalidCredentialsError, NetworkError, PartnerAnalyticsClient, TokenInvalidError, UserDisabledError, ValidationError, BadRequestError,
+  ForbiddenError, InvalidCredentialsError, NetworkError, NotFoundError, PartnerAnalyticsClient, ServerError, TokenInvalidError, UserDisabledError, ValidationError, BadRequestError,
 } from '../src/index.js'
 import { closedPort, silentServer } from './export-helpers.js'
 import { DATASET_START, expectedDailyGroups, POST_COUNT, recordingFetch, startServer, type RunningServer } from './server.js'
@@ -95,6 +98,29 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(recorder.calls, ['GET /me'])
     })
 
+    it('lets concurrent callers share one login', async () => {
+      const recorder = recordingFetch()
+      const client = clientFor({ fetch: recorder.fetch })
+      const [me, posts, agg, again] = await Promise.all([
+        client.me(),
+        client.posts({ since: SINCE, until: UNTIL, limit: 1 }),
+        client.analytics({ type: 'agg', since: SINCE, until: UNTIL }),
+        client.me(),
+      ])
+      assert.deepEqual([me.brands.length, posts.data.length, agg.data.length, again.brands.length], [2, 1, 2, 2])
+      assert.deepEqual(recorder.calls.filter((call) => call === 'POST /auth/login'), ['POST /auth/login'])
+      assert.equal(recorder.calls.length, 5)
+      assert.equal(recorder.calls[0], 'POST /auth/login')
+    })
+
+    it('throws NotFoundError (404) for an account not found, with the API\'s detail and request id', async () => {
+      const error = await clientFor().analytics({ type: 'agg', account_id: [999], platform: ['fb'] }).catch((caught: unknown) => caught)
+      assert.ok(error instanceof NotFoundError, String(error))
+      assert.deepEqual([error.status, error.errorCode, error.message], [404, 'NOT_FOUND', 'account_id 999 not found on platform fb in an accessible brand'])
+      assert.match(error.requestId ?? '', /^[0-9a-f-]{36}$/)
+      assert.deepEqual((error.body as { error_code: string }).error_code, 'NOT_FOUND')
+    })
+
     it('maps 400, 403 and 422 to typed errors carrying the details', async () => {
       const client = clientFor()
       const bad = await client.analytics({ account_id: [100] }).catch((caught: unknown) => caught)
@@ -136,6 +162,60 @@ describe('client without an answering server', () => {
       await assert.rejects(pending, { name: 'AbortError' })
     } finally {
       await silent.close()
+    }
+  })
+})
+
+describe('client against server failures', () => {
+  const keysOf = (server: RunningServer) => ({ clientKey: server.partner.clientKey, secretKey: server.partner.secretKey })
+
+  it('throws ServerError for the API\'s own 500, with its detail and request id', async () => {
+    // The production app on a store that has lost a table: every report is our failure.
+    const server = await startServer('sqlite')
+    try {
+      await sql`drop table brand_daily`.execute(server.testStore.store.db)
+      const error = await new PartnerAnalyticsClient({ baseUrl: server.baseUrl, ...keysOf(server) }).analytics({ type: 'daily', since: SINCE, until: UNTIL }).catch((caught: unknown) => caught)
+      assert.ok(error instanceof ServerError, String(error))
+      assert.deepEqual([error.status, error.errorCode, error.message], [500, 'INTERNAL_SERVER_ERROR', 'Error fetching analytics'])
+      assert.match(error.requestId ?? '', /^[0-9a-f-]{36}$/)
+    } finally {
+      await server.close()
+    }
+  })
+
+  /** An HTTP server that answers every request with this status, type and body (a gateway, a portal). */
+  async function answering (status: number, type: string, body: string, headers: Record<string, string> = {}) {
+    const server = createHttpServer((_request, response) => {
+      response.writeHead(status, { 'content-type': type, ...headers })
+      response.end(body)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    return { baseUrl: `http://127.0.0.1:${port}`, close: async () => { await new Promise((resolve) => server.close(resolve)) } }
+  }
+  const keys = { clientKey: 'pak_000000000000000000000000', secretKey: 'pas_0000000000000000000000000000000000000000000' }
+
+  it('throws ServerError for a 5xx that is not the API\'s JSON (a gateway\'s HTML page), without retrying', async () => {
+    const gateway = await answering(502, 'text/html', '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'x-request-id': 'gw-1' })
+    try {
+      const recorder = recordingFetch()
+      const error = await new PartnerAnalyticsClient({ baseUrl: gateway.baseUrl, ...keys, fetch: recorder.fetch }).login().catch((caught: unknown) => caught)
+      assert.ok(error instanceof ServerError, String(error))
+      assert.deepEqual([error.status, error.errorCode, error.message, error.requestId, error.body], [502, 'HTTP_502', 'HTTP 502', 'gw-1', undefined])
+      assert.deepEqual(recorder.calls, ['POST /auth/login'])
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('throws ServerError for a 200 whose body is not JSON (something else answered)', async () => {
+    const portal = await answering(200, 'text/html', '<html>Sign in to the Wi-Fi</html>')
+    try {
+      const error = await new PartnerAnalyticsClient({ baseUrl: portal.baseUrl, ...keys, accessToken: 'a.b.c' }).me().catch((caught: unknown) => caught)
+      assert.ok(error instanceof ServerError, String(error))
+      assert.deepEqual([error.status, error.errorCode, error.message, error.requestId], [200, 'HTTP_200', 'GET /me: the answer is not JSON', undefined])
+    } finally {
+      await portal.close()
     }
   })
 })

@@ -7,6 +7,7 @@ import { DIALECTS } from '../../../test/helpers/stores.js'
 import { csvCell } from '../src/export/formats.js'
 import { PartnerAnalyticsClient, type AggReport } from '../src/index.js'
 import { closedPort, literal, runCaptured, silentServer } from './export-helpers.js'
+import { insertPosts, postRow } from '../../../test/posts/posts-fixtures.js'
 import { DATASET_START, expectedDailyGroups, POST_COUNT, recordingFetch, startServer, type RunningServer } from './server.js'
 
 const SINCE = DATASET_START
@@ -181,11 +182,61 @@ for (const dialect of DIALECTS) {
       assertNoPartialFiles()
     })
 
+    it('writes CSV cells holding commas, quotes and line breaks quoted as RFC 4180 says, to standard output with --out -', async () => {
+      // Three posts of their own day (fb 100, brand 1), with texts a spreadsheet must not split.
+      await insertPosts(server.testStore.store.db, [
+        postRow('fb', 'q1', 100, '2026-03-15T08:00:00Z', { title: 'Launch, part 1', views: 10 }),
+        postRow('fb', 'q2', 100, '2026-03-15T09:00:00Z', { title: 'He said "hi"', description: 'a "quoted", comma' }),
+        postRow('fb', 'q3', 100, '2026-03-15T10:00:00Z', { title: 'two\nlines', description: 'plain' }),
+      ])
+      const result = await exportWith(['posts', '--since', '2026-03-15', '--until', '2026-03-15', '--order', 'asc', '--format', 'csv', '--out', '-'])
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(result.stderr, 'exported 3 rows to standard output\n')
+      assert.equal(existsSync(join(process.cwd(), '-')), false, 'no file named -')
+      const link = ',https://example.com/fb/'
+      assert.equal(result.stdout, [
+        'id,platform,account_id,account_name,brand_id,created_time,type,post_type,title,description,permalink,thumbnail_url,views,likes,comments,shares,reach,impressions,interactions,total_interactions,revenue,engagement_rate',
+        `q1,facebook,100,fb account 100,1,2026-03-15T08:00:00Z,,other,"Launch, part 1",${link}q1,,10,,,,,,,,,`,
+        `q2,facebook,100,fb account 100,1,2026-03-15T09:00:00Z,,other,"He said ""hi""","a ""quoted"", comma"${link}q2,,,,,,,,,,,`,
+        `q3,facebook,100,fb account 100,1,2026-03-15T10:00:00Z,,other,"two\nlines",plain${link}q3,,,,,,,,,,,`,
+        '',
+      ].join('\r\n'))
+    })
+
+    it('writes an empty export as the format\'s empty file: nothing for CSV and NDJSON, [] for JSON', async () => {
+      // A period with no data at all.
+      const query = ['--since', '2020-01-01', '--until', '2020-01-31']
+      for (const [command, format, expected] of [
+        ['analytics', 'csv', ''], ['analytics', 'ndjson', ''], ['analytics', 'json', '[]\n'],
+        ['posts', 'csv', ''], ['posts', 'ndjson', ''], ['posts', 'json', '[]\n'],
+      ] as const) {
+        const toStdout = await exportWith([command, ...query, '--format', format])
+        assert.deepEqual([toStdout.code, toStdout.stdout, toStdout.stderr], [0, expected, 'exported 0 rows to standard output\n'], `${command} ${format}`)
+        const out = join(dir, `empty-${command}.${format}`)
+        const toFile = await exportWith([command, ...query, '--format', format, '--out', out])
+        assert.deepEqual([toFile.code, toFile.stdout, toFile.stderr], [0, '', `exported 0 rows to ${out}\n`], `${command} ${format} to a file`)
+        assert.equal(readFileSync(out, 'utf8'), expected, `${command} ${format} file`)
+      }
+      assertNoPartialFiles()
+    })
+
     it('rejects bad options with exit 2', async () => {
       assert.equal((await exportWith(['analytics', '--format', 'xml'])).code, 2)
       assert.equal((await exportWith(['analytics', '--since', '01/02/2026'])).code, 2)
       assert.equal((await exportWith(['analytics', '--brand-id', '1,x'])).code, 2)
       assert.equal((await exportWith(['analytics', '--timeout', '-1'])).code, 2)
+    })
+
+    it('refuses a --page-size outside 1 to 50 with exit 2, naming the option, before any request', async () => {
+      for (const value of ['0', '51', '2.5', 'ten', '-3', '']) {
+        const recorder = recordingFetch()
+        const result = await exportWith(['posts', '--page-size', value], { fetch: recorder.fetch })
+        assert.deepEqual([result.code, result.stdout, result.stderr], [2, '', `error: option '--page-size <n>' argument '${value}' is invalid. expected an integer from 1 to 50\n`], value)
+        assert.deepEqual(recorder.calls, [], value)
+      }
+      const edges = await exportWith(['posts', '--since', SINCE, '--until', UNTIL, '--page-size', '50', '--format', 'ndjson'])
+      assert.equal(edges.code, 0, edges.stderr)
+      assert.equal(edges.stdout.trimEnd().split('\n').length, POST_COUNT)
     })
   })
 }

@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { backoffDelayMs, DEFAULT_BACKOFF, PartnerAnalyticsClient, RateLimitError, TooManyAttemptsError, parseRetryAfter } from '../src/index.js'
-import { awaitRoomInMinute } from '../../../test/helpers/redis.js'
+import { wallClock } from '../../../test/helpers/app.js'
+import { awaitRoomInMinute, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../../../test/helpers/redis.js'
 import { recordingFetch, startServer, type RunningServer } from './server.js'
 
 /** Token expiry, lockout and rate limiting against a real server (SQLite: the store is not what is tested). */
@@ -11,22 +12,21 @@ describe('client retries against a running server', () => {
   before(async () => { server = await startServer('sqlite') })
   after(async () => { await server.close() })
 
-  it('on TOKEN_EXPIRED logs in again once and retries once (TOKEN_TTL_SECONDS=2)', async () => {
-    // exp has whole-second precision, so a 2 s lifetime leaves the renewed token at least 1 s.
-    const shortLived = await server.startSibling({ TOKEN_TTL_SECONDS: '2' })
+  it('on TOKEN_EXPIRED logs in again once and retries once (TOKEN_TTL_SECONDS=60)', async () => {
+    // The server's wall clock stands still until moved: the token expires when the test says so.
+    const time = wallClock(new Date().toISOString())
+    const shortLived = await server.startSibling({ TOKEN_TTL_SECONDS: '60' }, { now: time.now })
     const recorder = recordingFetch()
     const client = new PartnerAnalyticsClient({ baseUrl: shortLived.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey, fetch: recorder.fetch })
     const token = await client.login()
-    assert.equal(token.expires_in, 2)
-    await new Promise((resolve) => setTimeout(resolve, 3100))
+    assert.equal(token.expires_in, 60)
+    time.advance(61_000)
     const me = await client.me()
     assert.deepEqual(me.brands.map((brand) => brand.brand_id), [1, 2])
     assert.deepEqual(recorder.calls, ['POST /auth/login', 'GET /me', 'POST /auth/login', 'GET /me'])
   })
 
   it('backs off on 429 honouring Retry-After, a bounded number of times (RATE_LIMIT_PER_MINUTE=2)', async () => {
-    // Fixed windows: keep all three calls inside one minute.
-    await awaitRoomInMinute()
     const limited = await server.startSibling({ RATE_LIMIT_PER_MINUTE: '2' })
     const recorder = recordingFetch()
     const waits: number[] = []
@@ -41,6 +41,10 @@ describe('client retries against a running server', () => {
       sleep: async (ms) => { waits.push(ms) },
       onRetry: ({ error }) => { retryAfters.push((error as RateLimitError).retryAfterSeconds) },
     })
+    await client.login()
+    // Fixed windows: the three calls (a few milliseconds) must fall in one clock minute; a margin
+    // of 10 s leaves room for a busy machine.
+    await awaitRoomInMinute(10_000)
     await client.me()
     await client.me()
     const error = await client.me().catch((caught: unknown) => caught)
@@ -55,23 +59,36 @@ describe('client retries against a running server', () => {
   })
 
   it('waits out a TOO_MANY_ATTEMPTS lockout (Retry-After) and then logs in', async () => {
-    const strict = await server.startSibling({ LOGIN_MAX_FAILURES: '1', LOGIN_LOCKOUT_SECONDS: '2' })
-    // One wrong secret for this key locks it for 2 seconds.
-    await fetch(`${strict.baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_client_key: server.partner.clientKey, api_secret_key: 'pas_' + 'C'.repeat(43) }) })
-    const waits: number[] = []
-    const client = new PartnerAnalyticsClient({
-      baseUrl: strict.baseUrl,
-      clientKey: server.partner.clientKey,
-      secretKey: server.partner.secretKey,
-      backoff: { maxAttempts: 4, baseDelayMs: 50 },
-      sleep: async (ms) => { waits.push(ms); await new Promise((resolve) => setTimeout(resolve, ms)) },
-    })
-    const started = Date.now()
-    const token = await client.login()
-    assert.equal(token.token_type, 'bearer')
-    assert.ok(waits.length >= 1)
-    assert.ok((waits[0] ?? 0) >= 1000, `first wait ${waits[0]} ms ignores Retry-After`)
-    assert.ok(Date.now() - started >= 1000)
+    // The lockout state lives in Redis under a prefix of this test's own, and lasts 60 s: still in
+    // force at the client's first attempt however slow the machine.
+    const prefix = uniqueRedisPrefix('client-lockout')
+    const strict = await server.startSibling({ LOGIN_MAX_FAILURES: '1', LOGIN_LOCKOUT_SECONDS: '60', ...redisEnv(prefix) })
+    try {
+      // One wrong secret for this key locks it.
+      await fetch(`${strict.baseUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_client_key: server.partner.clientKey, api_secret_key: 'pas_' + 'C'.repeat(43) }) })
+      const recorder = recordingFetch()
+      const waits: number[] = []
+      const retryAfters: Array<number | undefined> = []
+      const client = new PartnerAnalyticsClient({
+        baseUrl: strict.baseUrl,
+        clientKey: server.partner.clientKey,
+        secretKey: server.partner.secretKey,
+        fetch: recorder.fetch,
+        backoff: { maxAttempts: 4, baseDelayMs: 50, random: () => 0 },
+        onRetry: ({ error }) => { retryAfters.push((error as TooManyAttemptsError).retryAfterSeconds) },
+        // While the client waits, the lockout ends (its keys expire: here they are removed).
+        sleep: async (ms) => { waits.push(ms); await deleteRedisKeys(prefix) },
+      })
+      const token = await client.login()
+      assert.equal(token.token_type, 'bearer')
+      assert.deepEqual(recorder.calls, ['POST /auth/login', 'POST /auth/login'])
+      const retryAfter = retryAfters[0] ?? 0
+      assert.ok(retryAfter >= 30 && retryAfter <= 60, `Retry-After ${retryAfter}`)
+      // One wait: Retry-After, plus the least jitter (random 0: half the 50 ms base delay).
+      assert.deepEqual(waits, [retryAfter * 1000 + 25])
+    } finally {
+      await deleteRedisKeys(prefix)
+    }
   })
 
   it('gives up on TOO_MANY_ATTEMPTS with a typed error after the last attempt', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Dialect } from '../../../src/storage/db.js'
 import { generateDataset, insertDatasetAndReadModel, type AnalyticsDataset } from '../../../test/helpers/analytics-fixtures.js'
-import { buildTestApp } from '../../../test/helpers/app.js'
+import { buildTestApp, type TestAppOptions } from '../../../test/helpers/app.js'
 import { createPartner, type TestPartner } from '../../../test/helpers/partners.js'
 import { createTestStore, type TestStore } from '../../../test/helpers/stores.js'
 import { insertPosts, postRow } from '../../../test/posts/posts-fixtures.js'
@@ -23,8 +23,8 @@ export interface RunningServer {
   testStore: TestStore
   dataset: AnalyticsDataset
   partner: TestPartner
-  /** Starts another app on the same store with other settings (e.g. a low rate limit). */
-  startSibling: (env: Record<string, string>) => Promise<{ baseUrl: string, close: () => Promise<void> }>
+  /** Starts another app on the same store with other settings (e.g. a low rate limit, its own wall clock). */
+  startSibling: (env: Record<string, string>, options?: TestAppOptions) => Promise<{ baseUrl: string, close: () => Promise<void> }>
   close: () => Promise<void>
 }
 
@@ -36,8 +36,8 @@ export async function startServer (dialect: Dialect, env: Record<string, string>
   for (let day = 0; day < DATASET_DAYS; day += 2) posts.push(postRow('ig', `ig-${day}`, 100, `2026-02-${String(1 + (day % 9)).padStart(2, '0')}T12:${String(day).padStart(2, '0')}:00Z`))
   await insertPosts(testStore.store.db, posts)
   const partner = await createPartner(testStore.store, { brandIds: [1, 2] })
-  const listen = async (settings: Record<string, string>) => {
-    const app = await buildTestApp(testStore.store, settings)
+  const listen = async (settings: Record<string, string>, options: TestAppOptions = {}) => {
+    const app = await buildTestApp(testStore.store, settings, options)
     const address = await app.listen({ host: '127.0.0.1', port: 0 })
     return { app, baseUrl: address, close: async () => { await app.close() } }
   }
@@ -49,8 +49,8 @@ export async function startServer (dialect: Dialect, env: Record<string, string>
     testStore,
     dataset,
     partner,
-    startSibling: async (settings) => {
-      const sibling = await listen(settings)
+    startSibling: async (settings, options) => {
+      const sibling = await listen(settings, options)
       siblings.push(sibling.close)
       return { baseUrl: sibling.baseUrl, close: sibling.close }
     },

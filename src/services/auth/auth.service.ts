@@ -15,9 +15,9 @@ export interface AuthService {
   authenticate: (token: string | undefined) => Promise<Principal>
 }
 
-export function createAuthService (deps: { config: ResolvedConfig, store: Store, counters: CounterStore, clock?: Clock }): AuthService {
+export function createAuthService (deps: { config: ResolvedConfig, store: Store, counters: CounterStore, clock?: Clock, now?: () => number }): AuthService {
   const { config, store, counters } = deps
-  const tokens = createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds })
+  const tokens = createTokenService({ secret: config.jwtSecret, algorithm: config.jwtAlgorithm, ttlSeconds: config.tokenTtlSeconds }, deps.now)
   const lockout = new LoginLockout(counters, config.login, config.redisFallbackDivisor)
   const loginDeps = { db: store.db, tokens, lockout, tokenTtlSeconds: config.tokenTtlSeconds }
   // Keyed by user and credential; a NUL cannot occur in either (ids and keys are issued by us).

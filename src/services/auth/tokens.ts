@@ -88,7 +88,8 @@ export function createTokenService (options: TokenServiceOptions, now: () => num
   }
 
   return {
-    issue: (claims) => signer({ sub: claims.sub, cid: claims.cid }),
+    // iat from the same clock that judges expiry (exp = iat + the lifetime).
+    issue: (claims) => signer({ sub: claims.sub, cid: claims.cid, iat: Math.floor(now() / 1000) }),
     verify: (token) => {
       if (token.length > MAX_TOKEN_LENGTH) throw tokenInvalid()
       let claims = verified.get(token)

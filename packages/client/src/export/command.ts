@@ -22,6 +22,10 @@ const date = (value: string): string => {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new InvalidArgumentError('expected YYYY-MM-DD')
   return value
 }
+const pageSize = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 50) throw new InvalidArgumentError('expected an integer from 1 to 50')
+  return Number(value)
+}
 const seconds = (value: string): number => {
   const parsed = Number(value)
   if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0) throw new InvalidArgumentError('expected a number of seconds, 0 for no limit')
@@ -70,7 +74,7 @@ export async function runExport (argv: string[], io: ExportIo): Promise<number> 
     .option('--post-type <types>', 'comma-separated categories (video, image, reel, …)')
     .addOption(new Option('--order-by <field>', 'sort field').choices(['created_time', 'interactions', 'revenue', 'reach', 'views', 'engagement_rate']))
     .addOption(new Option('--order <order>', 'sort direction').choices(['desc', 'asc']))
-    .option('--page-size <n>', 'records per request, 1 to 50', (value) => Number(value))
+    .option('--page-size <n>', 'records per request, 1 to 50', pageSize)
     .action(async (options: CommonOptions & { postType?: string, orderBy?: 'created_time', order?: 'asc' | 'desc', pageSize?: number }) => {
       await run(postsJob(options.format, {
         since: options.since,

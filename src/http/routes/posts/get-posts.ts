@@ -43,7 +43,7 @@ export const getPostsRoute: FastifyPluginAsyncTypebox = async (app) => {
     const bound: PostsCursorBinding = { request: asked, givenSince: query.since, givenUntil: query.until }
     let walk
     if (query.cursor !== undefined) {
-      const decoded = decodePostsCursor(cursors, bound, query.cursor, Math.floor(Date.now() / 1000))
+      const decoded = decodePostsCursor(cursors, bound, query.cursor, Math.floor(app.services.now() / 1000))
       if (!decoded.ok) {
         throw validationError([decoded.reason === 'expired'
           ? cursorIssue('cursor_expired', { max_age_seconds: POSTS_WALK_MAX_AGE_SECONDS })
