@@ -1,7 +1,7 @@
 import type { AnalyticsDataset } from '../helpers/analytics-fixtures.js'
 
 /**
- * An independent, deliberately plain model of GET /analytics/ (DECISIONS.md §6) over the fixture
+ * An independent, deliberately plain model of GET /analytics/ (docs/analytics.md) over the fixture
  * rows: loops and Math.round, no SQL, no code shared with src/analytics. Tests compare the
  * endpoint with it field by field.
  */
@@ -20,7 +20,7 @@ export interface OracleQuery {
 export type OracleAnswer = { status: 200, body: Record<string, unknown> & { data: Array<Record<string, unknown>> } } | { status: 400 | 403 | 404 }
 
 const ORDER = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
-/** SPEC.md's platform-specific field table, copied by hand. */
+/** The platform-specific field table of docs/api-reference.md, copied by hand. */
 const APPLIES: Record<string, string[]> = {
   video_views_3s: ['fb'],
   video_views_2s: ['pi'],

@@ -8,7 +8,7 @@ import { deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.j
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 
 /**
- * Login lockout (DECISIONS.md §3, §10): per client key and per IP, in process and in Redis.
+ * Login lockout (docs/authentication.md "Lockout"): per client key and per IP, in process and in Redis.
  * LOGIN_MAX_FAILURES=3 and LOGIN_MAX_FAILURES_PER_IP=5 keep the tests short. The lockout lasts
  * LOGIN_LOCKOUT_SECONDS=60, far longer than any test takes, so a lock is still there however busy
  * the machine; that it ends is checked on an instance whose lockout lasts 1 s, by waiting longer.

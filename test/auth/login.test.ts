@@ -8,7 +8,7 @@ import { createPartner, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 import { rotateCredentials, setUserDisabled } from '../../src/services/users/users.service.js'
 
-/** POST /auth/login: every success and failure path of DECISIONS.md §3 except lockout (lockout.test.ts). */
+/** POST /auth/login: every success and failure path of docs/authentication.md except lockout (lockout.test.ts). */
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
 const WELL_FORMED_KEY = 'pak_' + 'A'.repeat(24)

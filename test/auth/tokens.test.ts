@@ -9,7 +9,7 @@ import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 import { rotateCredentials, setUserDisabled } from '../../src/services/users/users.service.js'
 
-/** The authentication hook on protected routes (DECISIONS.md §2, §3), exercised through GET /me. */
+/** The authentication hook on protected routes (docs/authentication.md), exercised through GET /me. */
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
 const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"'

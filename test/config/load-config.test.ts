@@ -13,7 +13,7 @@ function problemsOf (env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the defaults of DECISIONS.md §9', () => {
+  it('applies the defaults of docs/configuration.md', () => {
     const config = loadConfig({})
     assert.deepEqual(config.database, { kind: 'sqlite', file: './data/partner-analytics.sqlite' })
     assert.equal(config.isDefaultDatabase, true)

@@ -9,7 +9,7 @@ import type { Store } from '../../src/storage/db.js'
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
-/** The configuration tests start from: defaults of DECISIONS.md §9 plus a fixed JWT secret. */
+/** The configuration tests start from: defaults of docs/configuration.md plus a fixed JWT secret. */
 export function testConfig (env: Record<string, string> = {}): ResolvedConfig {
   return { ...loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, ...env }), jwtSecret: env.JWT_SECRET ?? TEST_JWT_SECRET }
 }

@@ -25,10 +25,11 @@ const DOCUMENTED_STATUS: Record<Exclude<ErrorCode, 'VALIDATION_ERROR' | 'ACCOUNT
   CONFLICT: 409,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 }
 
 /** The error handler is the same on both stores, so one store is enough here. */
-describe('error bodies (DECISIONS.md §2)', () => {
+describe('error bodies (docs/api-reference.md "Errors")', () => {
   let testStore: TestStore
   let app: FastifyInstance
 
@@ -171,7 +172,7 @@ describe('error bodies (DECISIONS.md §2)', () => {
   })
 })
 
-describe('request ids (DECISIONS.md §1)', () => {
+describe('request ids (docs/api-reference.md)', () => {
   let testStore: TestStore
   let app: FastifyInstance
 

@@ -8,7 +8,7 @@ import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 import { grantBrands, revokeBrands } from '../../src/services/users/users.service.js'
 import type { MeResponse } from '../../src/http/schemas/me.schemas.js'
 
-/** GET /me (SPEC.md, DECISIONS.md §5): profile, brand pages, cursors, limits, access. */
+/** GET /me (docs/api-reference.md "GET /me"): profile, brand pages, cursors, limits, access. */
 
 const LISTS = ['fb_accounts', 'ig_accounts', 'tk_accounts', 'yt_accounts', 'th_accounts', 'sc_accounts', 'li_accounts', 'da_accounts', 'pi_accounts']
 
@@ -138,7 +138,7 @@ for (const dialect of DIALECTS) {
       }
       assert.equal((await getMe(token, '?limit=1')).statusCode, 200)
       assert.equal((await getMe(token, '?limit=100')).statusCode, 200)
-      // An empty value is an absent parameter (DECISIONS.md §1): the default applies.
+      // An empty value is an absent parameter (docs/api-reference.md "Basics"): the default applies.
       assert.equal((await getMe(token, '?limit=')).statusCode, 200)
     })
 

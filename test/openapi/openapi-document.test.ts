@@ -13,7 +13,7 @@ import { fetchDocument, ResponseValidator, type OpenApiDoc } from './document.js
  * their own schemas. No storage is touched here (responses are validated in responses.test.ts).
  */
 
-/** The contract's statuses per operation (SPEC.md, DECISIONS.md §2–§8). */
+/** The contract's statuses per operation (docs/api-reference.md). */
 const CONTRACT_STATUSES: Record<string, number[]> = {
   'GET /health': [200, 503],
   'POST /auth/login': [200, 401, 403, 422, 429, 500],
@@ -75,7 +75,7 @@ describe('GET /openapi.json', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
     const served = routesOf(app).filter((route) => !UNDOCUMENTED.test(route.split(' ')[1] ?? ''))
     assert.ok(served.length >= Object.keys(CONTRACT_STATUSES).length, `route tree not read: ${served.join(', ')}`)
-    // DECISIONS.md §1: /analytics and /analytics/, /posts and /posts/ are one route each.
+    // docs/api-reference.md "Basics": /analytics and /analytics/, /posts and /posts/ are one route each.
     const TWINS: Record<string, string> = { 'GET /analytics': 'GET /analytics/', 'GET /posts/': 'GET /posts' }
     assert.ok(served.includes('GET /analytics') && served.includes('GET /posts/'), 'the twins are served')
     assert.deepEqual([...documented].sort(), [...new Set(served.map((route) => TWINS[route] ?? route))].sort())

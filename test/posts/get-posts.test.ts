@@ -45,7 +45,7 @@ const ids = (body: { data: Array<{ id: string }> }): string[] => body.data.map((
 
 const COMMON = ['id', 'platform', 'account_id', 'account_name', 'brand_id', 'created_time', 'type', 'post_type', 'title', 'description', 'permalink', 'thumbnail_url', 'views']
 const TAIL = ['interactions', 'total_interactions', 'revenue', 'engagement_rate']
-/** Exactly the fields each platform's records carry (SPEC.md platform-specific table). */
+/** Exactly the fields each platform's records carry (docs/posts.md, the platform-specific fields). */
 const FIELDS_BY_PLATFORM: Record<string, string[]> = {
   facebook: [...COMMON, 'likes', 'comments', 'shares', 'reach', 'impressions', ...TAIL],
   instagram: [...COMMON, 'likes', 'comments', 'shares', 'reach', ...TAIL],

@@ -5,7 +5,7 @@ import { FixedWindowLimiter } from '../../src/services/ratelimit/limiter.js'
 import { fallbackLimit } from '../../src/services/ratelimit/fallback-limits.js'
 import { ResilientCounterStore } from '../../src/storage/counters/resilient-counter-store.js'
 
-/** The two-window fixed limiter on a fake clock (DECISIONS.md §4, §10). */
+/** The two-window fixed limiter on a fake clock (docs/rate-limiting.md). */
 
 // 2026-11-21T12:00:10Z: 10 s into a minute and into an hour.
 const START = Date.UTC(2026, 10, 21, 12, 0, 10)

@@ -7,7 +7,7 @@ import { bearer, createPartner, type TestPartner } from '../helpers/partners.js'
 import { awaitRoomInMinute, awaitRoomInWindow, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 
-/** Rate limiting over HTTP (DECISIONS.md §2, §4, §10): headers, 429s, scopes, Redis sharing. */
+/** Rate limiting over HTTP (docs/rate-limiting.md): headers, 429s, scopes, Redis sharing. */
 
 const RATE_HEADERS = [
   'x-ratelimit-limit-minutely', 'x-ratelimit-remaining-minutely', 'x-ratelimit-reset-minutely',
