@@ -128,6 +128,23 @@ function sqliteExecutor (sqlite: SqliteDatabase.Database, file: string, busyMs: 
   }
 }
 
+/**
+ * The URL without its `options` parameter, and that parameter: pg lets a URL's `options` replace
+ * the pool's, so they are merged by hand (docs/storage.md names `?options=-c search_path=…`).
+ */
+function splitOptions (connectionString: string): { url: string, options: string | undefined } {
+  let parsed: URL
+  try {
+    parsed = new URL(connectionString)
+  } catch {
+    return { url: connectionString, options: undefined }
+  }
+  const options = parsed.searchParams.get('options') ?? undefined
+  if (options === undefined) return { url: connectionString, options }
+  parsed.searchParams.delete('options')
+  return { url: parsed.toString(), options }
+}
+
 export function createStore (config: DatabaseConfig, options: StoreOptions = {}): Store {
   const { deadlines } = options
   if (config.kind === 'sqlite') {
@@ -158,8 +175,9 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     }
   }
 
+  const { url, options: urlOptions } = splitOptions(config.url)
   const pool = new pg.Pool({
-    connectionString: config.url,
+    connectionString: url,
     types: pgTypes(),
     max: 10,
     // A store that does not answer must fail /health quickly rather than hang it.
@@ -168,7 +186,8 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     // Hot statements are prepared by name (src/storage/prepared.ts); a generic plan spares each
     // execution the 1–2 ms of planning PostgreSQL otherwise repeats per call (measured on the agg
     // statement), and their plans do not depend on the values: an index range per brand.
-    options: ['-c plan_cache_mode=force_generic_plan', ...(config.schema === undefined ? [] : [`-c search_path=${config.schema}`])].join(' '),
+    // The URL's own `options` (e.g. a search_path) come after, so they win where they overlap.
+    options: ['-c plan_cache_mode=force_generic_plan', ...(config.schema === undefined ? [] : [`-c search_path=${config.schema}`]), ...(urlOptions === undefined ? [] : [urlOptions])].join(' '),
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type { Dialect, Store } from '../../src/storage/db.js'
+import { createStore, type Dialect, type Store } from '../../src/storage/db.js'
 import { buildAggQuery } from '../../src/storage/queries/analytics-agg.query.js'
 import { buildDailyQuery } from '../../src/storage/queries/analytics-daily.query.js'
 import { buildMonthlyQuery } from '../../src/storage/queries/analytics-monthly.query.js'
@@ -125,6 +125,19 @@ for (const dialect of DIALECTS) {
         assert.equal(store.dialect, 'postgres')
         const { rows } = await store.pool.query<{ plan_cache_mode: string }>('show plan_cache_mode')
         assert.equal(rows[0]?.plan_cache_mode, 'force_generic_plan')
+      })
+
+      it('keeps the options a DATABASE_URL carries (its search_path) beside its own', async () => {
+        const url = new URL(test.databaseUrl)
+        assert.ok(url.searchParams.get('options')?.includes('search_path'))
+        const other = createStore({ kind: 'postgres', url: test.databaseUrl })
+        try {
+          assert.equal(other.dialect, 'postgres')
+          const { rows } = await other.pool.query<{ search_path: string, plan_cache_mode: string }>("select current_setting('search_path') as search_path, current_setting('plan_cache_mode') as plan_cache_mode")
+          assert.deepEqual(rows[0], { search_path: test.schema, plan_cache_mode: 'force_generic_plan' })
+        } finally {
+          await other.destroy()
+        }
       })
     }
 
