@@ -183,11 +183,13 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     // A store that does not answer must fail /health quickly rather than hang it.
     connectionTimeoutMillis: deadlines?.acquireMs ?? 3000,
     ...(deadlines === undefined ? {} : { statement_timeout: deadlines.statementMs, query_timeout: deadlines.queryMs }),
-    // Hot statements are prepared by name (src/storage/prepared.ts); a generic plan spares each
-    // execution the 1–2 ms of planning PostgreSQL otherwise repeats per call (measured on the agg
-    // statement), and their plans do not depend on the values: an index range per brand.
+    // Serving (deadlines set): hot statements are prepared by name (src/storage/prepared.ts); a
+    // generic plan spares each execution the 1–2 ms of planning PostgreSQL otherwise repeats per
+    // call (measured on the agg statement), and their plans do not depend on the values. Not for
+    // the CLI: Kysely's migrator, which every command runs, failed intermittently under it in tests
+    // ("schema … does not exist" while taking its lock), and the CLI gains nothing from it.
     // The URL's own `options` (e.g. a search_path) come after, so they win where they overlap.
-    options: ['-c plan_cache_mode=force_generic_plan', ...(config.schema === undefined ? [] : [`-c search_path=${config.schema}`]), ...(urlOptions === undefined ? [] : [urlOptions])].join(' '),
+    options: [...(deadlines === undefined ? [] : ['-c plan_cache_mode=force_generic_plan']), ...(config.schema === undefined ? [] : [`-c search_path=${config.schema}`]), ...(urlOptions === undefined ? [] : [urlOptions])].join(' '),
   })
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {})

@@ -1,13 +1,14 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { createStore, type Dialect, type Store } from '../../src/storage/db.js'
+import { SERVING_DEADLINES } from '../../src/storage/deadlines.js'
 import { buildAggQuery } from '../../src/storage/queries/analytics-agg.query.js'
 import { buildDailyQuery } from '../../src/storage/queries/analytics-daily.query.js'
 import { buildMonthlyQuery } from '../../src/storage/queries/analytics-monthly.query.js'
 import { aggStatement, dailyPageStatement, monthlyStatement, periodValues, splitPeriod, type Statement } from '../../src/storage/queries/brand-reports.query.js'
 import { createStatementRunner } from '../../src/storage/prepared.js'
 import { accountRow, brandRow, dailyRow, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
-import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
+import { createTestStore, DIALECTS, TEST_POSTGRES_URL, type TestStore } from '../helpers/stores.js'
 
 /**
  * The report statements as each dialect receives them: the SQL text's placeholders and the few
@@ -121,16 +122,24 @@ for (const dialect of DIALECTS) {
     })
 
     if (dialect === 'postgres') {
-      it('plans prepared statements once per connection (plan_cache_mode = force_generic_plan)', async () => {
+      it('plans prepared statements once per connection when serving (plan_cache_mode = force_generic_plan), not for the CLI', async () => {
         assert.equal(store.dialect, 'postgres')
-        const { rows } = await store.pool.query<{ plan_cache_mode: string }>('show plan_cache_mode')
-        assert.equal(rows[0]?.plan_cache_mode, 'force_generic_plan')
+        const cli = await store.pool.query<{ plan_cache_mode: string }>('show plan_cache_mode')
+        assert.equal(cli.rows[0]?.plan_cache_mode, 'auto')
+        const serving = createStore({ kind: 'postgres', url: TEST_POSTGRES_URL, schema: test.schema }, { deadlines: SERVING_DEADLINES })
+        try {
+          assert.equal(serving.dialect, 'postgres')
+          const { rows } = await serving.pool.query<{ plan_cache_mode: string }>('show plan_cache_mode')
+          assert.equal(rows[0]?.plan_cache_mode, 'force_generic_plan')
+        } finally {
+          await serving.destroy()
+        }
       })
 
       it('keeps the options a DATABASE_URL carries (its search_path) beside its own', async () => {
         const url = new URL(test.databaseUrl)
         assert.ok(url.searchParams.get('options')?.includes('search_path'))
-        const other = createStore({ kind: 'postgres', url: test.databaseUrl })
+        const other = createStore({ kind: 'postgres', url: test.databaseUrl }, { deadlines: SERVING_DEADLINES })
         try {
           assert.equal(other.dialect, 'postgres')
           const { rows } = await other.pool.query<{ search_path: string, plan_cache_mode: string }>("select current_setting('search_path') as search_path, current_setting('plan_cache_mode') as plan_cache_mode")
