@@ -25,7 +25,7 @@ import { Redis } from 'ioredis'
 import pg from 'pg'
 import { createUser } from '../src/services/users/users.service.js'
 import { createStore } from '../src/storage/db.js'
-import { migrateToLatest } from '../src/storage/migrate.js'
+import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/storage/migrate.js'
 
 const DATABASE_URL = process.env.TWO_INSTANCES_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const REDIS_URL = process.env.TWO_INSTANCES_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -212,6 +212,8 @@ async function main (): Promise<void> {
     await store.destroy()
     const dropper = new pg.Client({ connectionString: DATABASE_URL })
     await dropper.connect()
+    // Under the migration lock, so no migration elsewhere on this database reads a half-dropped catalog.
+    await dropper.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
     await dropper.query(`drop schema if exists ${schema} cascade`)
     await dropper.end()
     const redis = new Redis(REDIS_URL)

@@ -185,9 +185,8 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     ...(deadlines === undefined ? {} : { statement_timeout: deadlines.statementMs, query_timeout: deadlines.queryMs }),
     // Serving (deadlines set): hot statements are prepared by name (src/storage/prepared.ts); a
     // generic plan spares each execution the 1–2 ms of planning PostgreSQL otherwise repeats per
-    // call (measured on the agg statement), and their plans do not depend on the values. Not for
-    // the CLI: Kysely's migrator, which every command runs, failed intermittently under it in tests
-    // ("schema … does not exist" while taking its lock), and the CLI gains nothing from it.
+    // call (measured on the agg statement), and their plans do not depend on the values. The CLI
+    // (one-off statements, migrations) gains nothing from it and keeps PostgreSQL's default.
     // The URL's own `options` (e.g. a search_path) come after, so they win where they overlap.
     options: [...(deadlines === undefined ? [] : ['-c plan_cache_mode=force_generic_plan']), ...(config.schema === undefined ? [] : [`-c search_path=${config.schema}`]), ...(urlOptions === undefined ? [] : [urlOptions])].join(' '),
   })

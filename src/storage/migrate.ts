@@ -7,8 +7,32 @@ export interface MigrationReport {
   applied: string[]
 }
 
-/** Brings the schema up to date; run by `partner-analytics migrate` and at `serve` start. */
+/**
+ * The PostgreSQL advisory lock held while migrating (session level, the whole run). Kysely locks
+ * only while applying migrations; before that it reads the catalog of *every* schema in the
+ * database, which fails ("schema … does not exist") if another schema is dropped meanwhile. A
+ * database's schemas are dropped by holding this same lock (the test suite does), so a drop and a
+ * migration never overlap, and two processes never migrate one database at once.
+ */
+export const MIGRATION_LOCK_KEY = 7_270_113_001
+
+/** Brings the schema up to date; run by `partner-analytics migrate`, every CLI command, and at `serve` start. */
 export async function migrateToLatest (store: Store): Promise<MigrationReport> {
+  if (store.dialect === 'sqlite') return await migrate(store)
+  const holder = await store.pool.connect()
+  try {
+    await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+    try {
+      return await migrate(store)
+    } finally {
+      await holder.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+    }
+  } finally {
+    holder.release()
+  }
+}
+
+async function migrate (store: Store): Promise<MigrationReport> {
   const migrator = new Migrator({
     db: store.db,
     provider: { getMigrations: async () => MIGRATIONS },

@@ -4,10 +4,25 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { createStore, type Dialect, type Store } from '../../src/storage/db.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
+import { MIGRATION_LOCK_KEY, migrateToLatest } from '../../src/storage/migrate.js'
 
 /** Every storage test runs once per dialect (STYLE.md §11). */
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres']
+
+/**
+ * Drops a test schema while holding the migration lock (src/storage/migrate.ts): test files run
+ * in parallel, and a migration reading the catalog while another file's schema disappears fails.
+ */
+export async function dropSchema (postgresUrl: string, schema: string): Promise<void> {
+  const dropper = new pg.Client({ connectionString: postgresUrl })
+  await dropper.connect()
+  try {
+    await dropper.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+    await dropper.query(`drop schema if exists ${schema} cascade`)
+  } finally {
+    await dropper.end()
+  }
+}
 
 /** The PostgreSQL server tests use; each test store gets its own schema in it. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -59,10 +74,7 @@ export async function createTestStore (dialect: Dialect, postgresUrl = TEST_POST
     schema,
     cleanup: async () => {
       await store.destroy()
-      const dropper = new pg.Client({ connectionString: postgresUrl })
-      await dropper.connect()
-      await dropper.query(`drop schema if exists ${schema} cascade`)
-      await dropper.end()
+      await dropSchema(postgresUrl, schema)
     },
   }
 }
@@ -107,10 +119,7 @@ export async function createEmptyStore (dialect: Dialect, postgresUrl = TEST_POS
     open: () => (store ??= createStore({ kind: 'postgres', url: postgresUrl, schema })),
     cleanup: async () => {
       await store?.destroy()
-      const dropper = new pg.Client({ connectionString: postgresUrl })
-      await dropper.connect()
-      await dropper.query(`drop schema if exists ${schema} cascade`)
-      await dropper.end()
+      await dropSchema(postgresUrl, schema)
     },
   }
 }
