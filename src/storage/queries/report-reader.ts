@@ -69,6 +69,19 @@ export function createReportReader (store: Store): ReportReader {
     return found
   }
   const input = (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period) => ({ dialect: store.dialect, scope, period, grouping })
+  const monthlyOfBrands = monthlyStatement(store.dialect)
+  const aggOfBrands = aggStatement(store.dialect)
+
+  /** A monthly or agg report: the brand statement, or the account query; a heavy one where heavy statements run. */
+  async function wholePeriod (scope: Scope, grouping: Omit<Grouping, 'bucket'>, period: Period, accountQuery: typeof buildAggQuery, ofBrands: Statement): Promise<GroupRow[]> {
+    const heavy = isHeavy(store, scope, period)
+    if (!byBrandOverEveryPlatform(scope, grouping)) {
+      const query = accountQuery(store.db, input(scope, grouping, period))
+      return heavy ? await heavyGroupRows(store, query) : await runGroupedQuery(query)
+    }
+    const run = heavy ? runner.heavyRows : runner.rows
+    return (await run(ofBrands, periodValues(scope.brandIds, period))).map(groupRowOf)
+  }
 
   return {
     isHeavy: (scope, period) => isHeavy(store, scope, period),
@@ -90,23 +103,7 @@ export function createReportReader (store: Store): ReportReader {
       const sums = statement(`daily-${count}-${continued}-sums`, () => dailyPageStatement(store.dialect, count, continued, 'sums'))
       return pageOf((await runner.rows(sums, values)).map(groupRowOf))
     },
-    monthly: async (scope, grouping, period) => {
-      const heavy = isHeavy(store, scope, period)
-      if (!byBrandOverEveryPlatform(scope, grouping)) {
-        const query = buildMonthlyQuery(store.db, input(scope, grouping, period))
-        return heavy ? await heavyGroupRows(store, query) : await runGroupedQuery(query)
-      }
-      const run = heavy ? runner.heavyRows : runner.rows
-      return (await run(statement('monthly', () => monthlyStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
-    },
-    agg: async (scope, grouping, period) => {
-      const heavy = isHeavy(store, scope, period)
-      if (!byBrandOverEveryPlatform(scope, grouping)) {
-        const query = buildAggQuery(store.db, input(scope, grouping, period))
-        return heavy ? await heavyGroupRows(store, query) : await runGroupedQuery(query)
-      }
-      const run = heavy ? runner.heavyRows : runner.rows
-      return (await run(statement('agg', () => aggStatement(store.dialect)), periodValues(scope.brandIds, period))).map(groupRowOf)
-    },
+    monthly: async (scope, grouping, period) => await wholePeriod(scope, grouping, period, buildMonthlyQuery, monthlyOfBrands),
+    agg: async (scope, grouping, period) => await wholePeriod(scope, grouping, period, buildAggQuery, aggOfBrands),
   }
 }
