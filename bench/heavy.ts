@@ -53,7 +53,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
-import { createServer } from 'node:net'
 import { loadavg } from 'node:os'
 import { createInterface } from 'node:readline'
 import { text } from 'node:stream/consumers'
@@ -64,6 +63,7 @@ import { randomBytes } from 'node:crypto'
 import { addDays, isCalendarDate } from '../src/domain/dates.js'
 import { Random } from '../src/services/demo/random.js'
 import { positiveOption } from './support.js'
+import { freePort } from '../test/helpers/processes.js'
 
 const USAGE = 'usage: npm run bench:heavy -- --database-url URL [--until YYYY-MM-DD] [--brands N] [--part a|b|both] [--runs N] [--warmup N] [--duration S] [--baseline S] [--connections C] [--light-loops L] [--light-interval MS] [--light-span DAYS] [--port P] [--log-level LEVEL] [--client-key K --secret-key S] [--label TEXT]'
 
@@ -164,16 +164,6 @@ function ms (value: number): string {
 }
 
 // ---------------------------------------------------------------- server and partner
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 async function cli (argv: string[]): Promise<string> {
   const child = spawn(process.execPath, [CLI, ...argv], { cwd: ROOT, env: { ...process.env, DATABASE_URL }, stdio: ['ignore', 'pipe', 'pipe'] })

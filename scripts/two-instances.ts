@@ -19,13 +19,14 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
-import pg from 'pg'
 import { createUser } from '../src/services/users/users.service.js'
 import { createStore } from '../src/storage/db.js'
-import { MIGRATION_LOCK_KEY, migrateToLatest } from '../src/storage/migrate.js'
+import { migrateToLatest } from '../src/storage/migrate.js'
+import { freePort } from '../test/helpers/processes.js'
+import { createSchema, dropSchema } from '../test/helpers/stores.js'
+import { postRow } from '../test/posts/posts-fixtures.js'
 
 const DATABASE_URL = process.env.TWO_INSTANCES_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const REDIS_URL = process.env.TWO_INSTANCES_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -39,17 +40,6 @@ const results: Array<{ check: string, ok: boolean, detail: string }> = []
 function record (check: string, ok: boolean, detail: string): void {
   results.push({ check, ok, detail })
   console.log(`${ok ? 'ok  ' : 'FAIL'}  ${check.padEnd(44)} ${detail}`)
-}
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
-  })
 }
 
 interface Instance {
@@ -85,50 +75,22 @@ async function call (instance: Instance, path: string, init: { method?: string, 
 }
 
 async function main (): Promise<void> {
-  const schema = `two_${randomBytes(5).toString('hex')}`
   const prefix = `two-instances:${randomBytes(5).toString('hex')}:`
-  const admin = new pg.Client({ connectionString: DATABASE_URL })
-  await admin.connect()
-  await admin.query(`create schema ${schema}`)
-  await admin.end()
+  const { schema, databaseUrl } = await createSchema(DATABASE_URL, 'two')
   const store = createStore({ kind: 'postgres', url: DATABASE_URL, schema })
   const instances: Instance[] = []
   try {
     await migrateToLatest(store)
     await store.db.insertInto('brands').values([1, 2, 3].map((id) => ({ brand_id: id, brand_name: `Brand ${id}`, updated_at: '2026-01-01T00:00:00Z' }))).execute()
     await store.db.insertInto('accounts').values([1, 2, 3].map((id) => ({ platform: 'fb' as const, account_id: id * 10, brand_id: id, account_name: `Account ${id}`, network_id: null, storage_avatar: null, permalink: null, updated_at: '2026-01-01T00:00:00Z' }))).execute()
-    const posts = Array.from({ length: 4 }, (_, i) => ({
-      platform: 'fb' as const,
-      id: `post-${i}`,
-      account_id: 10,
-      created_time: `2026-01-0${i + 1}T12:00:00Z`,
-      type: 'status',
-      post_type: 'text',
-      title: `Post ${i}`,
-      description: null,
-      permalink: null,
-      thumbnail_url: null,
-      subjects: null,
-      category: null,
-      views: i,
-      likes: null,
-      comments: null,
-      shares: null,
-      interactions: null,
-      reach: null,
-      impressions: null,
-      revenue_micros: null,
-      updated_at: '2026-01-05T00:00:00Z',
-    }))
+    const posts = Array.from({ length: 4 }, (_, i) => postRow('fb', `post-${i}`, 10, `2026-01-0${i + 1}T12:00:00Z`, { type: 'status', post_type: 'text', title: `Post ${i}`, views: i }))
     await store.db.insertInto('posts').values(posts).execute()
     const partner = await createUser(store.db, { name: 'Two-instance partner', brandIds: [1, 2, 3] })
     const victim = await createUser(store.db, { name: 'Locked partner', brandIds: [1] })
     const raced = await createUser(store.db, { name: 'Raced partner', brandIds: [1] })
 
-    const url = new URL(DATABASE_URL)
-    url.searchParams.set('options', `-c search_path=${schema}`)
     const env = {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: databaseUrl,
       REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       JWT_SECRET: randomBytes(32).toString('hex'),
@@ -210,12 +172,7 @@ async function main (): Promise<void> {
       record(`SIGTERM ${instance.name}`, code === 0, `exit ${String(code)} after ${Date.now() - started} ms`)
     }
     await store.destroy()
-    const dropper = new pg.Client({ connectionString: DATABASE_URL })
-    await dropper.connect()
-    // Under the migration lock, so no migration elsewhere on this database reads a half-dropped catalog.
-    await dropper.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
-    await dropper.query(`drop schema if exists ${schema} cascade`)
-    await dropper.end()
+    await dropSchema(DATABASE_URL, schema)
     const redis = new Redis(REDIS_URL)
     const keys = await redis.keys(`${prefix}*`)
     if (keys.length > 0) await redis.del(...keys)

@@ -9,6 +9,21 @@ import { MIGRATION_LOCK_KEY, migrateToLatest } from '../../src/storage/migrate.j
 /** Every storage test runs once per dialect (STYLE.md §11). */
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres']
 
+/** A new schema with a random name, and a DATABASE_URL whose search_path names it (for child processes). */
+export async function createSchema (postgresUrl: string, prefix = 't'): Promise<{ schema: string, databaseUrl: string }> {
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: postgresUrl })
+  await admin.connect()
+  try {
+    await admin.query(`create schema ${schema}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(postgresUrl)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return { schema, databaseUrl: url.toString() }
+}
+
 /**
  * Drops a test schema while holding the migration lock (src/storage/migrate.ts): test files run
  * in parallel, and a migration reading the catalog while another file's schema disappears fails.
@@ -43,7 +58,6 @@ export interface TestStore {
  * PostgreSQL schema with a random name, dropped afterwards.
  */
 export async function createTestStore (dialect: Dialect, postgresUrl = TEST_POSTGRES_URL): Promise<TestStore> {
-  const suffix = randomBytes(6).toString('hex')
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'pa-test-'))
     const file = join(dir, 'test.sqlite')
@@ -59,18 +73,12 @@ export async function createTestStore (dialect: Dialect, postgresUrl = TEST_POST
     }
   }
 
-  const schema = `t_${suffix}`
-  const admin = new pg.Client({ connectionString: postgresUrl })
-  await admin.connect()
-  await admin.query(`create schema ${schema}`)
-  await admin.end()
+  const { schema, databaseUrl } = await createSchema(postgresUrl)
   const store = createStore({ kind: 'postgres', url: postgresUrl, schema })
   await migrateToLatest(store)
-  const url = new URL(postgresUrl)
-  url.searchParams.set('options', `-c search_path=${schema}`)
   return {
     store,
-    databaseUrl: url.toString(),
+    databaseUrl,
     schema,
     cleanup: async () => {
       await store.destroy()
@@ -91,7 +99,6 @@ export interface EmptyStore {
 
 /** Where a fresh store would be, with nothing migrated: for `migrate` and `serve`, which create the schema. */
 export async function createEmptyStore (dialect: Dialect, postgresUrl = TEST_POSTGRES_URL): Promise<EmptyStore> {
-  const suffix = randomBytes(6).toString('hex')
   let store: Store | undefined
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'pa-empty-'))
@@ -106,15 +113,9 @@ export async function createEmptyStore (dialect: Dialect, postgresUrl = TEST_POS
       },
     }
   }
-  const schema = `t_${suffix}`
-  const admin = new pg.Client({ connectionString: postgresUrl })
-  await admin.connect()
-  await admin.query(`create schema ${schema}`)
-  await admin.end()
-  const url = new URL(postgresUrl)
-  url.searchParams.set('options', `-c search_path=${schema}`)
+  const { schema, databaseUrl } = await createSchema(postgresUrl)
   return {
-    databaseUrl: url.toString(),
+    databaseUrl,
     dialect,
     open: () => (store ??= createStore({ kind: 'postgres', url: postgresUrl, schema })),
     cleanup: async () => {

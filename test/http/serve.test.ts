@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
+import { freePort } from '../helpers/processes.js'
 import { createPartner } from '../helpers/partners.js'
 import { createEmptyStore, type EmptyStore } from '../helpers/stores.js'
 
@@ -20,17 +21,6 @@ import { createEmptyStore, type EmptyStore } from '../helpers/stores.js'
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 const TSX = import.meta.resolve('tsx')
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
-  })
-}
 
 interface Served {
   child: ChildProcessWithoutNullStreams
