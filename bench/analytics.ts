@@ -11,22 +11,18 @@
  * cores). Prints requests/s, p50 and p99 latency (ms) and each figure's ratio to the ceiling.
  * PostgreSQL: BENCH_DATABASE_URL, default the test server; a private schema is dropped afterwards.
  */
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { text } from 'node:stream/consumers'
 import Fastify from 'fastify'
 import { loadConfig } from '../src/config/load.js'
 import { resolveDemoOptions } from '../src/services/demo/generator.js'
 import { demoSource } from '../src/services/demo/source.js'
 import { buildApp } from '../src/http/app.js'
 import { createServices } from '../src/services/index.js'
-import { MemoryCounterStore } from '../src/storage/counters/counter-store.js'
+import { MemoryCounterStore } from '../src/storage/counters/memory-counter-store.js'
 import { addDays } from '../src/domain/dates.js'
 import { importSources } from '../src/services/import/import.service.js'
 import { createUser } from '../src/services/users/users.service.js'
-import type { LoadOptions, LoadResult } from './load.js'
+import { runLoad } from './run-load.js'
 import { openFreshBenchStore, positiveOption, storeOption } from './support.js'
 
 const { values: args } = parseArgs({
@@ -46,20 +42,6 @@ const STORE = storeOption(args.store)
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0123'
 
 interface Row { name: string, url: string, rps: number, p50: number, p99: number }
-
-const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url))
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-/** Runs autocannon in a child process (bench/load.ts) and returns what it printed. */
-async function runLoad (options: LoadOptions): Promise<LoadResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] })
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-  child.stdin.end(JSON.stringify(options))
-  const output = await text(child.stdout)
-  const [code, signal] = await exited
-  if (code !== 0) throw new Error(`bench/load.ts exited with ${code ?? signal}`)
-  return JSON.parse(output) as LoadResult
-}
 
 async function measure (name: string, url: string, headers: Record<string, string>): Promise<Row> {
   const check = await fetch(url, { headers })

@@ -8,75 +8,39 @@
  *             SQLite: a bare prepared INSERT per row in one transaction;
  *             PostgreSQL: COPY FROM STDIN (pg-copy-streams) into an identical table.
  *
+ *   again     the same import once more into the same store: every record equal to its row, so
+ *             nothing is written (docs/import.md "Syncs").
+ *
  * Prints rows/s, the ratio, and the peak RSS sampled during each run (memory must stay flat
  * whatever the file size: try 1000000). PostgreSQL: BENCH_DATABASE_URL, default the test server.
+ *
+ * Each import also reports the CPU time it used: this process's (SQLite runs in it) plus, for
+ * PostgreSQL, that of the server backends the store's pool opened (read from /proc, so the server
+ * must run on this machine; "n/a" otherwise). On a shared machine wall times swing with the load;
+ * CPU seconds much less, so compare those between checkouts (bench/import-compare.ts does it in
+ * one run, alternating them).
  */
 import { once } from 'node:events'
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { DAILY_COUNT_METRICS, platformMetricsOf } from '../src/domain/metrics.js'
-import { PLATFORM_CODES } from '../src/domain/platforms.js'
+import { DAILY_COUNT_METRICS } from '../src/domain/metrics.js'
 import { fileSource } from '../src/services/import/file-source.js'
 import { importSources } from '../src/services/import/import.service.js'
 import { createStore, type Store } from '../src/storage/db.js'
 import { migrateToLatest } from '../src/storage/migrate.js'
+import { ACCOUNTS, measure, watchBackends, writeFixture } from './import-support.js'
 
 const ROWS = Number(process.argv[2] ?? 200_000)
-const ACCOUNTS = 200
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const COLUMNS = ['platform', 'account_id', 'date', 'revenue_micros', ...DAILY_COUNT_METRICS]
 
 if (!Number.isSafeInteger(ROWS) || ROWS < 1) {
   console.error('usage: npm run bench:import -- [ROWS]   (a positive integer, default 200000)')
   process.exit(2)
-}
-
-/** Peak RSS while `run` runs, sampled every 20 ms (maxRSS cannot be reset between runs). */
-async function measure<T> (run: () => Promise<T>): Promise<{ result: T, seconds: number, peakRssMb: number }> {
-  let peak = process.memoryUsage.rss()
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 20)
-  const started = performance.now()
-  try {
-    const result = await run()
-    return { result, seconds: (performance.now() - started) / 1000, peakRssMb: Math.round(Math.max(peak, process.memoryUsage.rss()) / 1048576) }
-  } finally {
-    clearInterval(timer)
-  }
-}
-
-async function writeFixture (path: string): Promise<void> {
-  const out = createWriteStream(path)
-  const write = async (line: string): Promise<void> => { if (!out.write(line + '\n')) await once(out, 'drain') }
-  await write(JSON.stringify({ kind: 'brand', brand_id: 1, brand_name: 'Bench' }))
-  for (let a = 0; a < ACCOUNTS; a += 1) {
-    const platform = PLATFORM_CODES[a % PLATFORM_CODES.length]
-    await write(JSON.stringify({ kind: 'account', platform, account_id: 1000 + a, brand_id: 1, account_name: `Account ${a}` }))
-  }
-  const start = Date.UTC(2020, 0, 1)
-  for (let i = 0; i < ROWS; i += 1) {
-    const a = i % ACCOUNTS
-    const platform = PLATFORM_CODES[a % PLATFORM_CODES.length] ?? 'fb'
-    const row: Record<string, unknown> = {
-      kind: 'daily',
-      platform,
-      account_id: 1000 + a,
-      date: new Date(start + Math.floor(i / ACCOUNTS) * 86_400_000).toISOString().slice(0, 10),
-      views: (i * 7919) % 100_000,
-      revenue: ((i * 31) % 100_000) / 100,
-      followers: 10_000 + i % 5000,
-      new_followers: i % 50,
-      posts_count: i % 4,
-      interactions: (i * 13) % 9000,
-    }
-    for (const metric of platformMetricsOf(platform)) row[metric] = (i * 17 + metric.length) % 20_000
-    await write(JSON.stringify(row))
-  }
-  out.end()
-  await once(out, 'finish')
 }
 
 /** The file's daily rows as column arrays, for the baselines (same parse work as the import's). */
@@ -92,8 +56,8 @@ async function * dailyValues (path: string): AsyncIterable<unknown[]> {
   }
 }
 
-async function timeImport (store: Store, file: string) {
-  return await measure(async () => await importSources(store, [fileSource(file)]))
+async function timeImport (store: Store, file: string, backends: ReadonlySet<number>) {
+  return await measure(async () => await importSources(store, [fileSource(file)]), backends)
 }
 
 async function sqliteBaseline (dir: string, file: string) {
@@ -138,10 +102,14 @@ async function postgresBaseline (schema: string, file: string) {
   }
 }
 
-function report (store: string, imported: Awaited<ReturnType<typeof timeImport>>, baseline: { seconds: number, peakRssMb: number }): void {
+type Timed = Awaited<ReturnType<typeof timeImport>>
+
+function report (store: string, imported: Timed, again: Timed, baseline: { seconds: number, peakRssMb: number }): void {
   const importRate = Math.round(ROWS / imported.seconds)
   const baseRate = Math.round(ROWS / baseline.seconds)
-  console.log(`${store.padEnd(10)} import   ${imported.seconds.toFixed(2).padStart(7)} s  ${String(importRate).padStart(8)} rows/s  peak RSS ${imported.peakRssMb} MB`)
+  const cpu = (timed: Timed): string => timed.cpuSeconds === undefined ? 'n/a' : `${timed.cpuSeconds.toFixed(2)} s`
+  console.log(`${store.padEnd(10)} import   ${imported.seconds.toFixed(2).padStart(7)} s  ${String(importRate).padStart(8)} rows/s  peak RSS ${imported.peakRssMb} MB  CPU ${cpu(imported)}`)
+  console.log(`${''.padEnd(10)} again    ${again.seconds.toFixed(2).padStart(7)} s  ${String(Math.round(ROWS / again.seconds)).padStart(8)} rows/s  peak RSS ${again.peakRssMb} MB  CPU ${cpu(again)}  (identical re-import)`)
   console.log(`${''.padEnd(10)} baseline ${baseline.seconds.toFixed(2).padStart(7)} s  ${String(baseRate).padStart(8)} rows/s  peak RSS ${baseline.peakRssMb} MB`)
   console.log(`${''.padEnd(10)} ratio    baseline is ${(baseRate / importRate).toFixed(2)}x faster than the import`)
 }
@@ -152,22 +120,25 @@ async function main (): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_URL })
   try {
     const file = join(dir, 'daily.ndjson')
-    await writeFixture(file)
+    await writeFixture(file, ROWS)
     console.log(`${ROWS} daily rows (+${ACCOUNTS} accounts, 1 brand) in ${file}; node ${process.version}; RSS before: ${Math.round(process.memoryUsage.rss() / 1048576)} MB`)
 
     const sqlite = createStore({ kind: 'sqlite', file: join(dir, 'import.sqlite') })
     await migrateToLatest(sqlite)
-    const sqliteImport = await timeImport(sqlite, file)
+    const sqliteImport = await timeImport(sqlite, file, new Set())
+    const sqliteAgain = await timeImport(sqlite, file, new Set())
     await sqlite.destroy()
-    report('sqlite', sqliteImport, await sqliteBaseline(dir, file))
+    report('sqlite', sqliteImport, sqliteAgain, await sqliteBaseline(dir, file))
 
     await admin.connect()
     await admin.query(`create schema ${schema}`)
     const postgres = createStore({ kind: 'postgres', url: PG_URL, schema })
+    const backends = watchBackends(postgres)
     await migrateToLatest(postgres)
-    const postgresImport = await timeImport(postgres, file)
+    const postgresImport = await timeImport(postgres, file, backends)
+    const postgresAgain = await timeImport(postgres, file, backends)
     await postgres.destroy()
-    report('postgres', postgresImport, await postgresBaseline(schema, file))
+    report('postgres', postgresImport, postgresAgain, await postgresBaseline(schema, file))
   } finally {
     if (admin.database !== undefined) await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {})
     await admin.end().catch(() => {})

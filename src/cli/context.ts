@@ -1,7 +1,7 @@
 import { loadConfig, resolveJwtSecret } from '../config/load.js'
 import type { ResolvedConfig } from '../config/schema.js'
 import { createServices, type Services } from '../services/index.js'
-import { MemoryCounterStore } from '../storage/counters/counter-store.js'
+import { MemoryCounterStore } from '../storage/counters/memory-counter-store.js'
 import type { Store } from '../storage/db.js'
 import { migrateToLatest } from '../storage/migrate.js'
 import { openStore } from '../storage/open-store.js'

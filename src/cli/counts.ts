@@ -1,7 +1,4 @@
-/** "1 brand", "2 brands", "1 daily row": counts in operator messages, in English. */
-export function countOf (count: number, singular: string, plural = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : plural}`
-}
+import { countOf } from '../domain/plural.js'
 
 /** The four record kinds of an import, counted: "1 brand, 2 accounts, 365 daily rows, 0 posts". */
 export function describeRecordCounts (counts: { brand: number, account: number, daily: number, post: number }): string {

@@ -4,10 +4,12 @@ import { registerCatalogCommands } from './commands/catalog.js'
 import { registerCredentialCommands } from './commands/credentials.js'
 import { registerDemoCommand } from './commands/demo.js'
 import { registerImportCommand } from './commands/import.js'
+import { registerImportsCommands } from './commands/imports.js'
 import { registerMigrateCommand } from './commands/migrate.js'
 import { registerServeCommand } from './commands/serve.js'
 import { registerUsageCommand } from './commands/usage.js'
 import { registerUserCommands } from './commands/users.js'
+import { registerWebhookCommands } from './commands/webhooks.js'
 import { describeFailure } from './errors.js'
 import { EXIT, printJson, processIo, say, type CliIo } from './io.js'
 
@@ -28,7 +30,9 @@ export function buildProgram (io: CliIo): Command {
   registerCredentialCommands(program, io)
   registerCatalogCommands(program, io)
   registerUsageCommand(program, io)
+  registerWebhookCommands(program, io)
   registerImportCommand(program, io)
+  registerImportsCommands(program, io)
   registerDemoCommand(program, io)
   for (const command of program.commands) exitOverrideDeep(command)
   return program

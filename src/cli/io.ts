@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 /**
  * Where a command writes, so tests can run the CLI in-process and read what it printed.
  * README.md "Operator CLI": `--json` output is one JSON object on stdout; human text goes to stderr.
@@ -6,12 +7,15 @@ export interface CliIo {
   stdout: { write: (text: string) => unknown, isTTY?: boolean }
   stderr: { write: (text: string) => unknown, isTTY?: boolean }
   env: Record<string, string | undefined>
+  /** Where `import -` reads from; process.stdin when absent. */
+  stdin?: Readable
 }
 
 export const processIo: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
+  stdin: process.stdin,
 }
 
 /** Exit codes, documented in the README's CLI reference. */

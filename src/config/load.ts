@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { ConfigSchema, type Config, type DatabaseConfig, type EnvAnnotation, type ResolvedConfig } from './schema.js'
+import { ConfigSchema, MAX_WORKERS, type Config, type DatabaseConfig, type EnvAnnotation, type ResolvedConfig } from './schema.js'
 
 /**
  * The only module that reads `process.env`. Every variable ConfigSchema names (src/config/schema.ts)
@@ -65,12 +66,20 @@ function ruleOf (schema: LeafSchema): string {
   return 'be a valid value'
 }
 
+/** A flag variable: 1/true or 0/false, case-insensitive; anything else is left as text, which the schema refuses. */
+function parseFlag (raw: string): boolean | string {
+  const lower = raw.toLowerCase()
+  if (lower === '1' || lower === 'true') return true
+  if (lower === '0' || lower === 'false') return false
+  return raw
+}
+
 /** One variable read against its schema: the value, its default, or a problem line. */
 function readVariable (env: Env, schema: LeafSchema & EnvAnnotation, problems: string[]): unknown {
   const raw = read(env, schema.env)
   if (raw === undefined) return schema.default
   // Numbers are plain decimal digits, as everywhere in the contract: `1e3` or `0x10` is no port.
-  const value = schema.type === 'integer' ? (/^\d+$/.test(raw) ? Number(raw) : Number.NaN) : raw
+  const value = schema.type === 'integer' ? (/^\d+$/.test(raw) ? Number(raw) : Number.NaN) : schema.type === 'boolean' ? parseFlag(raw) : raw
   if (Value.Check(schema as unknown as TSchema, value)) return value
   problems.push(`${schema.env} must ${ruleOf(schema)}${schema.secret === true ? '' : ` (got "${raw}")`}`)
   return schema.default
@@ -107,8 +116,21 @@ export function loadConfig (env: Env = process.env): Config {
   const trustProxy = parseTrustProxy(read(env, 'TRUST_PROXY'))
   if (typeof trustProxy === 'object') problems.push(trustProxy.problem)
 
+  const workers = parseWorkers(read(env, 'WEB_CONCURRENCY'), 'WEB_CONCURRENCY')
+  if (typeof workers === 'string') problems.push(workers)
+
+  const replicaUrls = parseReplicaUrls(read(env, 'DATABASE_REPLICA_URLS'), database)
+  if (typeof replicaUrls === 'string') problems.push(replicaUrls)
+
+  const metrics = variables.metrics as { port?: number } | undefined
+  if (metrics?.port !== undefined && metrics.port !== 0 && metrics.port === (variables.port ?? 8000)) {
+    problems.push(`METRICS_PORT must differ from PORT: metrics are never served on the public port (got "${metrics.port}")`)
+  }
+
   const config = {
     ...variables,
+    workers: typeof workers === 'string' ? 1 : workers,
+    replicas: { ...(variables.replicas as object), urls: typeof replicaUrls === 'string' ? [] : replicaUrls },
     database,
     isDefaultDatabase: databaseUrl === undefined,
     dataDir: database.kind === 'sqlite' && database.file !== ':memory:' ? dirname(resolve(database.file)) : resolve('data'),
@@ -118,6 +140,35 @@ export function loadConfig (env: Env = process.env): Config {
   // Every variable was checked on its own; this checks the whole (and catches a schema change not reflected here).
   if (!Value.Check(ConfigSchema, config)) throw new ConfigError([...Value.Errors(ConfigSchema, config)].map((error) => `configuration ${error.path}: ${error.message}`))
   return deepFreeze(config as Config)
+}
+
+/**
+ * WEB_CONCURRENCY or `serve --workers`: unset → 1; `auto` → the number of cores this process may
+ * use; else an integer from 1 to MAX_WORKERS. A problem is returned as the line naming `source`.
+ */
+export function parseWorkers (raw: string | undefined, source: string): number | string {
+  if (raw === undefined) return 1
+  if (raw.toLowerCase() === 'auto') return Math.min(MAX_WORKERS, availableParallelism())
+  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_WORKERS) return Number(raw)
+  return `${source} must be auto or an integer from 1 to ${MAX_WORKERS} (got "${raw}")`
+}
+
+/**
+ * DATABASE_REPLICA_URLS: comma-separated PostgreSQL URLs of streaming replicas of DATABASE_URL's
+ * server (docs/operations.md "Read replicas"); only with a PostgreSQL DATABASE_URL.
+ */
+export function parseReplicaUrls (raw: string | undefined, database: DatabaseConfig): string[] | string {
+  if (raw === undefined) return []
+  const urls = raw.split(',').map((item) => item.trim()).filter((item) => item !== '')
+  const bad = urls.find((url) => !url.startsWith('postgres://') && !url.startsWith('postgresql://'))
+  if (bad !== undefined) return `DATABASE_REPLICA_URLS must be comma-separated postgres:// or postgresql:// URLs (got "${withoutPassword(bad)}")`
+  if (urls.length > 0 && database.kind !== 'postgres') return 'DATABASE_REPLICA_URLS needs a PostgreSQL DATABASE_URL (replicas are PostgreSQL streaming replicas of it)'
+  return urls
+}
+
+/** A URL fit to print: its password replaced by `***`. */
+function withoutPassword (url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@')
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { DEFAULT_RETRY_SCHEDULE, RETRY_SCHEDULE_PATTERN } from '../domain/webhooks/retry-schedule.js'
 
 /**
  * The service's configuration: its shape, every environment variable it is read from (`env`),
@@ -12,6 +13,9 @@ export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number]
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** The most worker processes `serve` starts (WEB_CONCURRENCY, `--workers`). */
+export const MAX_WORKERS = 64
 
 /** Annotations on a leaf read from one environment variable. */
 export interface EnvAnnotation {
@@ -92,6 +96,48 @@ export const ConfigSchema = Type.Object({
     lockoutSeconds: fromEnv(Type.Integer({ minimum: 1, default: 900 }), { env: 'LOGIN_LOCKOUT_SECONDS' }),
   }),
   logLevel: fromEnv(words(LOG_LEVELS, 'info'), { env: 'LOG_LEVEL' }),
+  changes: Type.Object({
+    /**
+     * Days the change feed keeps an event (GET /changes): older events are purged in the
+     * background by `serve`, and a cursor issued longer ago, or pointing before the purged
+     * events, is answered 410 CURSOR_EXPIRED.
+     */
+    retentionDays: fromEnv(Type.Integer({ minimum: 1, maximum: 3650, default: 90 }), { env: 'CHANGES_RETENTION_DAYS' }),
+  }),
+  /**
+   * Worker processes `serve` runs on one port (docs/operations.md "Workers"): from WEB_CONCURRENCY
+   * (an integer, or `auto` for the number of cores; src/config/load.ts), overridden by `serve --workers`.
+   */
+  workers: Type.Integer({ minimum: 1, maximum: MAX_WORKERS }),
+  /** The Prometheus listener (docs/operations.md "Metrics"): off unless METRICS_PORT is set; never the public port. */
+  metrics: Type.Object({
+    port: Type.Optional(fromEnv(Type.Integer({ minimum: 0, maximum: 65535 }), { env: 'METRICS_PORT' })),
+    host: fromEnv(Type.String({ default: '127.0.0.1' }), { env: 'METRICS_HOST' }),
+  }),
+  /** Read replicas (docs/operations.md "Read replicas"): PostgreSQL only. */
+  replicas: Type.Object({
+    /** From DATABASE_REPLICA_URLS, comma-separated (src/config/load.ts). */
+    urls: Type.Array(Type.String()),
+    /** A replica further behind than this (or down) is skipped until it catches up. */
+    maxLagMs: fromEnv(Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }), { env: 'REPLICA_MAX_LAG_MS' }),
+    /** How often each instance compares every replica with the primary. */
+    checkIntervalMs: fromEnv(Type.Integer({ minimum: 50, maximum: 10_000, default: 500 }), { env: 'REPLICA_CHECK_INTERVAL_MS' }),
+  }),
+  webhooks: Type.Object({
+    /**
+     * Development and tests only: lets webhook URLs use http:// and private or loopback
+     * addresses (docs/webhooks.md "Safe targets").
+     */
+    allowPrivate: fromEnv(Type.Boolean({ default: false }), { env: 'WEBHOOK_ALLOW_PRIVATE', rule: 'be 1, 0, true or false' }),
+    /** The waits between a delivery's attempts, e.g. `5s,5m,30m,2h,5h,10h,10h` (src/domain/webhooks/retry-schedule.ts). */
+    retrySchedule: fromEnv(Type.String({ pattern: RETRY_SCHEDULE_PATTERN, default: DEFAULT_RETRY_SCHEDULE }), {
+      env: 'WEBHOOK_RETRY_SCHEDULE', rule: 'be a comma-separated list of 1 to 20 durations such as 500ms, 5s, 5m or 2h',
+    }),
+    /** Attempts running at once in one instance, over every endpoint. */
+    concurrency: fromEnv(Type.Integer({ minimum: 1, maximum: 1000, default: 32 }), { env: 'WEBHOOK_CONCURRENCY' }),
+    /** Attempts running at once in one instance to one endpoint. */
+    concurrencyPerEndpoint: fromEnv(Type.Integer({ minimum: 1, maximum: 100, default: 4 }), { env: 'WEBHOOK_CONCURRENCY_PER_ENDPOINT' }),
+  }),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>

@@ -33,6 +33,8 @@ export interface AnalyticsRequest {
   splitByPlatform: boolean
   /** type=daily only: start after this entry (the previous page's last). */
   after?: DailyPosition | undefined
+  /** include=status: each entry also says how complete its data is (EntryStatus). */
+  withStatus?: boolean | undefined
 }
 
 /** The time bucket of a report: one day, one calendar month, or the whole period. */
@@ -61,7 +63,26 @@ export type GroupRow = {
   followers: number | null
   /** Sum of reach (fb, ig, sc, li rows) and views (the other platforms' rows). */
   engagement_denominator: number | null
+  /** The brand's name, when the statement read it beside the sums (agg of brands over every platform). */
+  brand_name?: string
 } & Record<SummedMetric, number | null>
+
+/** The keys of a group: what identifies an entry within its report. */
+export type EntryKey = Pick<GroupRow, 'bucket' | 'group_id' | 'platform_rank'>
+
+/**
+ * How complete an entry's data is (include=status, docs/api-reference.md "Completeness"). Daily
+ * and monthly: accounts of the entry's group whose coverage meets the day or month, and those
+ * with a row in it; agg: the same counted in account-days. Per metric of the entry: how many of
+ * the reporting account-days (daily: accounts) reported it, and how many of them are on a
+ * platform that has it.
+ */
+export interface EntryStatus {
+  accounts_expected: number
+  accounts_reported: number
+  metrics_reported: Record<string, number>
+  metrics_expected: Record<string, number>
+}
 
 /** One entry of a report, fields in the contract's order. */
 export type Entry = Record<string, string | number | null>
@@ -79,6 +100,8 @@ export interface AggregateFigures {
 
 interface ReportBase {
   period: Period
+  /** include=status: one per entry, in the entries' order. */
+  statuses?: EntryStatus[] | undefined
   /** The requested platform codes, or undefined for every platform. */
   platforms: PlatformCode[] | undefined
   /** The brands in scope, ascending. */

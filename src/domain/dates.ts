@@ -1,3 +1,5 @@
+import { countOf } from './plural.js'
+
 /**
  * Calendar dates (`YYYY-MM-DD`, UTC) and the one timestamp format of the API. Every date the
  * service accepts, computes or stores lies in 0001-01-01 … 9999-12-31: both stores hold exactly
@@ -47,7 +49,7 @@ export function isCalendarDate (value: unknown): value is string {
 /** `date` moved by `days` (may be negative). @throws RangeError when the result leaves 0001 … 9999. */
 export function addDays (date: string, days: number): string {
   const moved = formatDate(new Date(parse(date).getTime() + days * DAY_MS))
-  if (moved === undefined) throw new RangeError(`${date} ${days < 0 ? '-' : '+'} ${Math.abs(days)} days is outside ${MIN_DATE} … ${MAX_DATE}`)
+  if (moved === undefined) throw new RangeError(`${date} ${days < 0 ? '-' : '+'} ${countOf(Math.abs(days), 'day')} is outside ${MIN_DATE} … ${MAX_DATE}`)
   return moved
 }
 

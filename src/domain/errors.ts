@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   /** account_id given without exactly one platform: the contract's bare `{detail}` 400. */
   'ACCOUNT_NEEDS_ONE_PLATFORM',
   'RATE_LIMIT_EXCEEDED',
+  /** A change-feed cursor older than the retention, or before events already purged: resynchronise. */
+  'CURSOR_EXPIRED',
   /** Too many heavy reports already waiting (src/storage/heavy-reads.ts): try again after Retry-After. */
   'SERVICE_UNAVAILABLE',
   'INTERNAL_SERVER_ERROR',
@@ -64,6 +66,17 @@ export class AppError extends Error {
 /** A 422 with one issue per offending input. */
 export function validationError (issues: ValidationIssue[]): AppError {
   return new AppError('VALIDATION_ERROR', 'Request validation failed', { issues })
+}
+
+/**
+ * The 429 of every rate limit (the contract's wording, "1 seconds" included): `Retry-After` and
+ * `retry_after` say the same wait; `headers` adds the limit's own (the rate-limit headers).
+ */
+export function rateLimitExceeded (seconds: number, headers: Record<string, string> = {}): AppError {
+  return new AppError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded. Please wait ${seconds} seconds before making another request.`, {
+    headers: { ...headers, 'retry-after': String(seconds) },
+    extra: { retry_after: seconds },
+  })
 }
 
 /** Shorthand for a single 422 issue. */

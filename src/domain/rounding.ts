@@ -1,7 +1,8 @@
 /**
  * Exact half-up rounding (docs/api-reference.md "GET /analytics/"): every rounded figure is computed from exact integers
- * (micro-units, counts), never by adding or dividing floats and hoping. Half-up means half away
- * from zero for the (rare) negative money amounts.
+ * (micro-units, counts), never by adding or dividing floats and hoping. Stored money is never
+ * negative (the import refuses it: docs/import.md); microsToCents still rounds a negative amount
+ * half away from zero, the symmetric reading of half-up, should one ever reach it.
  */
 
 const MICROS_PER_CENT = 10_000

@@ -1,17 +1,22 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import Fastify, { LogController, type FastifyInstance, type FastifySchema, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ResolvedConfig } from '../config/schema.js'
 import { isCalendarDate } from '../domain/dates.js'
 import type { Services } from '../services/index.js'
 import { answerFrameworkError, registerErrorHandling } from './error-handler.js'
 import { registerRequestHooks } from './hooks.js'
+import { deferredChild } from './deferred-logger.js'
 import type { RouteAccess } from './route-access.js'
+import { answersJson } from './media-type.js'
 import { compressionPlugin } from './plugins/compression.js'
 import { conditionalGetPlugin } from './plugins/conditional-get.js'
 import { openApiPlugin } from './plugins/openapi.js'
 import { parseQueryString } from './query/query-string.js'
 import { REDACTED, REDACTED_PATHS, serializeRequest } from './logging.js'
+import { registerRequestMetrics } from './metrics/request-metrics.js'
 import { requestIdFor } from './request-id.js'
+import { traceContextOf } from './trace-context.js'
 import { answerClientError } from './security-headers.js'
 import { buildResponseSerializer } from './serializer.js'
 import { registerRoutes } from './routes/index.js'
@@ -30,6 +35,10 @@ export interface RouteEntry {
   method: string
   url: string
   access: RouteAccess | undefined
+  /** Whether it answers JSON (src/http/media-type.ts). */
+  json: boolean
+  /** Its schema as declared: the query it takes, the statuses it answers (`response`). */
+  schema: FastifySchema | undefined
 }
 
 declare module 'fastify' {
@@ -61,6 +70,12 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // Every log line of a request carries its W3C trace id (src/http/trace-context.ts); the child
+    // is made when the request first logs (src/http/deferred-logger.ts), unless its route sets a level.
+    childLoggerFactory: (logger, bindings, options, rawRequest) => {
+      const make = () => logger.child({ ...bindings, trace_id: traceContextOf(rawRequest as IncomingMessage).traceId }, options)
+      return options.level === undefined ? deferredChild(logger, make) : make()
+    },
     bodyLimit: 64 * 1024,
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
@@ -93,13 +108,19 @@ export async function buildApp (config: ResolvedConfig, options: AppOptions): Pr
   app.decorate('routeTable', routeTable)
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) routeTable.push({ method, url: route.url, access: route.config?.access })
+    for (const method of methods) routeTable.push({ method, url: route.url, access: route.config?.access, json: answersJson(route.config), schema: route.schema })
   })
+  // Metrics first, so that a request refused by a later hook is still counted (src/http/metrics/).
+  if (options.services.metrics !== undefined) registerRequestMetrics(app, options.services.metrics)
   registerRequestHooks(app, options.services)
   // Redis given up for in-process counters, and back: once per switch (docs/reliability.md).
   options.services.health.watchCounters((event) => {
     if (event.state === 'fallback') app.log.warn({ err: event.error }, 'redis unreachable: rate limits and lockout use in-process counters with stricter limits')
     else app.log.info('redis reachable again: rate limits and lockout shared through redis')
+  })
+  // A heavy-read worker that failed with no request on it: once per failed pool (docs/storage.md).
+  options.services.health.watchHeavyReads((error) => {
+    app.log.error({ err: error }, 'heavy-read worker failed outside any request: the next heavy read starts new workers')
   })
   registerErrorHandling(app)
   // ETag/304 first, then compression: onSend hooks run in this order (src/http/plugins/*.ts).

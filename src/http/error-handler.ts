@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { formatUtcSeconds } from '../domain/dates.js'
 import { AppError, type ErrorCode, type ValidationIssue } from '../domain/errors.js'
-import { allowedMethods } from './method-not-allowed.js'
+import { methodsToAllow } from './method-not-allowed.js'
 import { SECURITY_HEADERS } from './security-headers.js'
+import { responseTraceparent, traceContextOf } from './trace-context.js'
 import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
 
 /**
@@ -11,6 +12,13 @@ import { issuesFromAjv, type AjvIssue } from './validation-issues.js'
  * route's query-rule issues, so one 422 lists every offending parameter), body parsing failures
  * to 422 `["body"]`, and everything else to a logged 500 with no internals.
  */
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error code of the answer, '' unless an AppError was answered (read by the metrics). */
+    errorCode: string
+  }
+}
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   INVALID_CREDENTIALS: 401,
@@ -22,6 +30,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  CURSOR_EXPIRED: 410,
   VALIDATION_ERROR: 422,
   ACCOUNT_NEEDS_ONE_PLATFORM: 400,
   RATE_LIMIT_EXCEEDED: 429,
@@ -42,6 +51,7 @@ export function standardErrorBody (request: FastifyRequest, code: ErrorCode, sta
 
 export function sendAppError (request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const status = STATUS_BY_CODE[error.code]
+  request.errorCode = error.code
   if (error.headers !== undefined) reply.headers(error.headers)
   if (error.code === 'ACCOUNT_NEEDS_ONE_PLATFORM') {
     return reply.code(status).send({ detail: error.message })
@@ -74,6 +84,7 @@ function mergedIssues (request: FastifyRequest, schemaIssues: ValidationIssue[])
 }
 
 export function registerErrorHandling (app: FastifyInstance): void {
+  app.decorateRequest('errorCode', '')
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) return sendAppError(request, reply, error)
 
@@ -95,9 +106,13 @@ export function registerErrorHandling (app: FastifyInstance): void {
   })
 
   app.setNotFoundHandler((request, reply) => {
-    // A path served with other methods is 405 with `Allow`; a path nobody serves, 404.
-    const allowed = allowedMethods(app.routeTable, request.url.split('?')[0] ?? '')
-    if (allowed.length > 0) {
+    // The API's headers, whatever a prefix's own hooks set before its route found nothing (the
+    // dashboard's page policy and caching): this answer is an API error like any other.
+    reply.headers(SECURITY_HEADERS)
+    // A path served with other methods is 405 with `Allow`; a path nobody serves, or whose route
+    // for this very method found nothing (a missing static file), 404.
+    const allowed = methodsToAllow(app.routeTable, request.method, request.url.split('?')[0] ?? '')
+    if (allowed !== undefined) {
       reply.header('allow', allowed.join(', '))
       return reply.code(405).send(standardErrorBody(request, 'METHOD_NOT_ALLOWED', 405, `Method ${request.method} is not allowed on this path; allowed: ${allowed.join(', ')}`))
     }
@@ -113,6 +128,7 @@ export function registerErrorHandling (app: FastifyInstance): void {
 export function answerFrameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.headers(SECURITY_HEADERS)
   reply.header('x-request-id', request.id)
+  reply.header('traceparent', responseTraceparent(traceContextOf(request.raw)))
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     return reply.code(404).send(standardErrorBody(request, 'NOT_FOUND', 404, 'Not Found'))
   }

@@ -1,14 +1,18 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { AppError } from '../domain/errors.js'
+import { AppError, rateLimitExceeded } from '../domain/errors.js'
 import { utcToday } from '../domain/dates.js'
 import type { Services } from '../services/index.js'
 import { coerceQuery } from './query/coerce.js'
+import { JSON_MEDIA_TYPE, answersJson } from './media-type.js'
 import { SECURITY_HEADERS } from './security-headers.js'
+import { responseTraceparent, traceContextOf } from './trace-context.js'
 
 /**
  * The request hooks every route passes through, in order:
- * 1. onRequest: the security headers, echo the request id, fix "today" for the request;
- * 2. onRequest: the route's declared access (src/http/route-access.ts): the bearer token for
+ * 1. onRequest: count the request (services.foreground: background work gives way to a busy API),
+ *    the security headers, echo the request id, the W3C traceparent, the JSON media type of API
+ *    routes, fix "today" for the request;
+ * 2. in the same hook, the route's declared access (src/http/route-access.ts): the bearer token for
  *    partner routes (401/403 before anything else), then its rate limit (429);
  * 3. preValidation: the strict query coercion and the route's cross-parameter rules;
  * 4. preHandler: those rules' issues, when the schema found nothing (else the error handler
@@ -19,15 +23,18 @@ export function registerRequestHooks (app: FastifyInstance, services: Services):
   app.decorateRequest('today', '')
   app.decorateRequest('queryIssues', null as never)
 
+  // One hook for both steps: every hook Fastify runs costs a pass of its own on every request.
   app.addHook('onRequest', async (request, reply) => {
+    services.foreground.noteRequest()
     // First, so that every answer carries them, refusals included (src/http/security-headers.ts).
     reply.headers(SECURITY_HEADERS)
     reply.header('x-request-id', request.id)
+    reply.header('traceparent', responseTraceparent(traceContextOf(request.raw)))
+    // An API route answers JSON whichever serializer writes its body (src/http/media-type.ts).
+    if (answersJson(request.routeOptions.config)) reply.type(JSON_MEDIA_TYPE)
     request.today = utcToday(new Date(services.now()))
     request.queryIssues = []
-  })
 
-  app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config?.access
     if (access === undefined) return
     if (access.auth === 'bearer') request.principal = await services.auth.authenticate(bearerToken(request.headers.authorization))
@@ -67,11 +74,7 @@ async function rateLimit (services: Services, subject: string, reply: FastifyRep
   const outcome = await services.rateLimits.consume(subject)
   if (outcome === undefined) return
   if (!outcome.allowed) {
-    const seconds = outcome.retryAfterSeconds
-    throw new AppError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded. Please wait ${seconds} seconds before making another request.`, {
-      headers: { ...outcome.headers, 'retry-after': String(seconds) },
-      extra: { retry_after: seconds },
-    })
+    throw rateLimitExceeded(outcome.retryAfterSeconds, outcome.headers)
   }
   reply.headers(outcome.headers)
 }

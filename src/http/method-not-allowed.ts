@@ -29,3 +29,15 @@ export function allowedMethods (routes: ReadonlyArray<{ method: string, url: str
   if (methods.has('HEAD')) methods.add('GET')
   return [...methods].sort()
 }
+
+/**
+ * What the not-found handler answers for a request: the methods for a 405's `Allow`, or undefined
+ * for a 404. A 405 only when the path is served and not with this method: a request whose method
+ * the path is served with reached the handler because its route found nothing there (a static
+ * prefix's wildcard route, `/dashboard/*` or `/docs/static/*`, asked for a file it does not have),
+ * and an allowed method cannot be "not allowed".
+ */
+export function methodsToAllow (routes: ReadonlyArray<{ method: string, url: string }>, method: string, path: string): string[] | undefined {
+  const allowed = allowedMethods(routes, path)
+  return allowed.length === 0 || allowed.includes(method) ? undefined : allowed
+}

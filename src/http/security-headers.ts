@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { formatUtcSeconds } from '../domain/dates.js'
+import { JSON_MEDIA_TYPE } from './media-type.js'
 
 /**
  * The headers every response carries (docs/reliability.md "Security headers"): set by the first
@@ -57,7 +58,7 @@ export function answerClientError (error: NodeJS.ErrnoException, socket: Socket)
   })
   const headers = {
     ...SECURITY_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
+    'content-type': JSON_MEDIA_TYPE,
     'content-length': String(Buffer.byteLength(body)),
     'x-request-id': requestId,
     connection: 'close',

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../domain/errors.js'
+import { countOf } from '../domain/plural.js'
 
 /**
  * Ajv's errors → the contract's 422 items (docs/api-reference.md "Errors"): one item per offending parameter or
@@ -33,6 +34,7 @@ export function issuesFromAjv (context: string, errors: readonly AjvIssue[]): Va
   for (const error of errors) {
     const path = error.instancePath.split('/').filter((part) => part !== '')
     if (error.keyword === 'required') path.push(String(error.params.missingProperty))
+    if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty))
     const field = path[0]
     const key = field ?? ''
     if (byField.has(key)) continue
@@ -58,9 +60,15 @@ function describe (error: AjvIssue, atRoot: boolean): Description {
     case 'maximum':
       return { msg: `Input should be less than or equal to ${String(params.limit)}`, type: 'less_than_equal', ctx: { limit_value: params.limit } }
     case 'minLength':
-      return { msg: `String should have at least ${String(params.limit)} characters`, type: 'string_too_short', ctx: { limit_value: params.limit } }
+      return { msg: `String should have at least ${countOf(Number(params.limit), 'character')}`, type: 'string_too_short', ctx: { limit_value: params.limit } }
     case 'maxLength':
-      return { msg: `String should have at most ${String(params.limit)} characters`, type: 'string_too_long', ctx: { limit_value: params.limit } }
+      return { msg: `String should have at most ${countOf(Number(params.limit), 'character')}`, type: 'string_too_long', ctx: { limit_value: params.limit } }
+    case 'additionalProperties':
+      return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden', ctx: {} }
+    case 'minItems':
+      return { msg: `List should have at least ${countOf(Number(params.limit), 'item')}`, type: 'too_short', ctx: { min_length: params.limit } }
+    case 'uniqueItems':
+      return { msg: 'List items must be unique', type: 'unique_items', ctx: {} }
     case 'maxItems':
       return { msg: `At most ${String(params.limit)} distinct ids are allowed; got ${Array.isArray(error.data) ? error.data.length : '?'}`, type: 'too_long', ctx: { max_length: params.limit, actual_length: Array.isArray(error.data) ? error.data.length : null } }
     case 'enum': {

@@ -18,11 +18,24 @@ export interface Clock {
   now: () => number
 }
 
+/** Lookups of a cache and how many of them had to load (/metrics shows the hit ratio). */
+export interface CacheStats {
+  lookups: number
+  misses: number
+}
+
+export function newCacheStats (): CacheStats {
+  return { lookups: 0, misses: 0 }
+}
+
+/** Reads a key through the cache; `fresh` loads it again (and keeps the new value) whatever the cache holds. */
+export type CachedLookup<Value> = (key: string, options?: { fresh?: boolean }) => Promise<Value>
+
 /**
  * `load` results cached by key for ACCESS_CACHE_TTL_MS. Concurrent misses on one key share one
- * load; a failed load is not cached.
+ * load; a failed load is not cached. Each lookup, and each load, is counted in `stats`.
  */
-export function createAccessCache<Value extends NonNullable<unknown>> (load: (key: string) => Promise<Value>, clock?: Clock): (key: string) => Promise<Value> {
+export function createAccessCache<Value extends NonNullable<unknown>> (load: (key: string) => Promise<Value>, clock?: Clock, stats: CacheStats = newCacheStats()): CachedLookup<Value> {
   const cache = new LRUCache<string, Value>({
     max: ACCESS_CACHE_ENTRIES,
     ttl: ACCESS_CACHE_TTL_MS,
@@ -30,8 +43,14 @@ export function createAccessCache<Value extends NonNullable<unknown>> (load: (ke
     updateAgeOnGet: false,
     // Read the clock on every access rather than a copy refreshed by a timer (exact bounds; the clock is cheap).
     ttlResolution: 0,
-    fetchMethod: async (key) => await load(key),
+    fetchMethod: async (key) => {
+      stats.misses += 1
+      return await load(key)
+    },
     ...(clock === undefined ? {} : { perf: clock }),
   })
-  return async (key) => await cache.fetch(key) as Value
+  return async (key, options) => {
+    stats.lookups += 1
+    return await cache.fetch(key, { forceRefresh: options?.fresh === true }) as Value
+  }
 }

@@ -109,10 +109,114 @@ export type RollupColumns = {
  * 2026_11_24_0000_daily_entry_json; NULL for rows summed before it).
  */
 export type BrandDailyTable = { brand_id: number, date: string, entry_json: string | null } & RollupColumns
-/** One brand's month (first day); followers = Σ over its accounts of each one's last value in the month. */
-export type BrandMonthlyTable = { brand_id: number, month: string } & RollupColumns
+/**
+ * One brand's month (first day); followers = Σ over its accounts of each one's last value in the month.
+ * entry_json: its monthly entry for a period covering the whole month, as the API writes it
+ * (migration 2026_11_25_0500_monthly_entry_json; NULL for rows summed before it).
+ */
+export type BrandMonthlyTable = { brand_id: number, month: string, entry_json: string | null } & RollupColumns
 /** One account's month (first day), with the day of its last reported followers. */
 export type AccountMonthlyTable = { platform: PlatformCode, account_id: number, month: string, followers_date: string | null } & RollupColumns
+
+/** The one row numbering syncs and change events in commit order (migration 2026_11_25_0000_change_feed). */
+export interface ChangeClockTable {
+  singleton: number
+  last_sync_id: number
+  last_event_id: number
+  /** Events up to this number were removed by the retention. */
+  purged_through_event_id: number
+}
+
+/** One committed import. The JSON columns are text (docs/storage.md "Syncs and the change feed"). */
+export interface SyncsTable {
+  sync_id: number
+  started_at: string
+  committed_at: string
+  /** JSON array of source names. */
+  source_files: string
+  /** JSON object: records read and rows changed, by kind. */
+  counts: string
+  /** JSON array of brand ids whose data the sync changed. */
+  brand_ids: string
+  /** JSON array of [platform, account_id] whose data the sync changed. */
+  accounts: string
+  /** Its events are numbered first_event_id … first_event_id + event_count - 1 (migration 2026_11_25_0100_sync_events); null when none. */
+  first_event_id: number | null
+  event_count: number
+}
+
+/** One event of the change feed; `data` is the event's data member as JSON text. */
+export interface ChangeEventsTable {
+  event_id: number
+  type: string
+  brand_id: number
+  /** Access events only: the user who sees it. */
+  user_id: string | null
+  sync_id: number | null
+  created_at: string
+  data: string
+}
+
+/** Per account: its first and last day with a row, and when an import last changed its data. */
+export interface AccountCoverageTable {
+  platform: PlatformCode
+  account_id: number
+  first_date: string
+  last_date: string
+  synced_at: string | null
+  sync_id: number | null
+}
+
+/** A partner's webhook endpoint (migration 2026_11_25_0400_webhooks; docs/storage.md "Webhooks"). */
+export interface WebhookEndpointsTable {
+  endpoint_id: string
+  user_id: string
+  url: string
+  description: string | null
+  status: 'enabled' | 'disabled'
+  disabled_by: 'partner' | 'operator' | 'failing' | null
+  disabled_reason: string | null
+  /** `whsec_…`, kept as issued: the server signs with it. Read only by the delivery worker. */
+  secret: string
+  previous_secret: string | null
+  previous_secret_expires_at: string | null
+  failing_since: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface WebhookSubscriptionsTable {
+  endpoint_id: string
+  type: string
+}
+
+/** The outbox: one delivery per endpoint and event. Times in `*_ms` are ms since the epoch. */
+export interface WebhookDeliveriesTable {
+  endpoint_id: string
+  event_id: number
+  event_type: string
+  sync_id: number | null
+  test_payload: string | null
+  status: 'pending' | 'succeeded' | 'failed' | 'skipped'
+  skip_reason: string | null
+  attempt_count: number
+  round_attempts: number
+  next_attempt_ms: number | null
+  lease_until_ms: number | null
+  lease_token: string | null
+  created_at: string
+}
+
+export interface WebhookAttemptsTable {
+  endpoint_id: string
+  event_id: number
+  attempt_number: number
+  attempted_at: string
+  duration_ms: number
+  http_status: number | null
+  error: string | null
+  response_excerpt: string | null
+}
 
 export interface Database {
   brands: BrandsTable
@@ -127,6 +231,14 @@ export interface Database {
   brand_daily: BrandDailyTable
   brand_monthly: BrandMonthlyTable
   account_monthly: AccountMonthlyTable
+  change_clock: ChangeClockTable
+  syncs: SyncsTable
+  change_events: ChangeEventsTable
+  account_coverage: AccountCoverageTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_subscriptions: WebhookSubscriptionsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
 }
 
 export type BrandRow = Selectable<BrandsTable>

@@ -10,7 +10,7 @@ import type { Database } from './database.js'
 import type { StoreDeadlines } from './deadlines.js'
 import { createHeavyReads, type HeavyReadOptions, type HeavyReads, type ReadExecutor } from './heavy-reads.js'
 import { readStatementsOf } from './read-pool/read-statements.js'
-import { createSqliteReadPool, type SqliteReadPool } from './read-pool/sqlite-read-pool.js'
+import { createSqliteReadPool, type SqliteReadPool, type SqliteReadPoolOptions } from './read-pool/sqlite-read-pool.js'
 
 /**
  * Opens the store named by the configuration: better-sqlite3 for `sqlite:` URLs, a pg pool for
@@ -28,6 +28,80 @@ interface StoreBase {
   ping: () => Promise<void>
   /** Where heavy reads run, bounded (heavy-reads.ts). */
   heavy: HeavyReads
+  /**
+   * Where partner reads go (reports, posts, /me, the feed, data status): read replicas that hold
+   * every committed import when DATABASE_REPLICA_URLS names some (src/storage/replicas/), else
+   * this store. Logins, token and grant checks and every write use the store itself.
+   */
+  reads: ReadRouting
+}
+
+/** A store's connections: PostgreSQL's pool (SQLite has one connection and no pool). */
+export interface PoolStats {
+  inUse: number
+  idle: number
+  /** Callers waiting for a connection. */
+  waiting: number
+}
+
+/** One read replica as /health and /metrics show it (docs/operations.md "Read replicas"). */
+export interface ReplicaStatus {
+  /** 1-based position in DATABASE_REPLICA_URLS (its URL is not shown: /health is public). */
+  id: number
+  /**
+   * `ok`: holds every committed import and event, within REPLICA_MAX_LAG_MS — reads go to it;
+   * `behind`: misses an import or event the primary has; `lagging`: further behind than
+   * REPLICA_MAX_LAG_MS; `down`: did not answer its check (or is no standby); `unchecked`: not yet checked.
+   */
+  state: 'ok' | 'behind' | 'lagging' | 'down' | 'unchecked'
+  /** How long it has been missing WAL the primary had, ms (null when unknown). */
+  lagMs: number | null
+  /** True when reads do not go to it now (any state but a fresh `ok`). */
+  skipped: boolean
+  pool: PoolStats
+}
+
+/** Partner reads routed so far, by where they went and why. */
+export interface RoutingCounts {
+  /** Served by a replica. */
+  replica: number
+  /** Sent to the primary because no replica was fresh and current. */
+  primaryNoReplica: number
+  /** Failed on a replica and answered by the primary instead. */
+  primaryAfterReplicaError: number
+}
+
+export interface ReadRouting {
+  /**
+   * Runs one partner read on a replica holding every committed import, or on the primary. A read
+   * that fails on a replica (anything but an AppError) is run again on the primary, so a replica
+   * that dies fails no request. `work` may run twice: it must only read.
+   */
+  run: <T>(work: (store: Store) => Promise<T>) => Promise<T>
+  /**
+   * The highest sync id whose events partners may see now (the feed and the webhooks hold back
+   * later ones): after an event is shown, no instance reads data older than its sync from any
+   * replica. undefined when there are no replicas: every committed sync is visible.
+   */
+  visibleThroughSyncId: () => number | undefined
+  replicas: () => ReplicaStatus[]
+  counts: () => RoutingCounts
+  close: () => Promise<void>
+}
+
+/** The routing of a store without replicas: every read on the store itself. */
+export function directReads (store: Store): ReadRouting {
+  let reads = 0
+  return {
+    run: async (work) => {
+      reads += 1
+      return await work(store)
+    },
+    visibleThroughSyncId: () => undefined,
+    replicas: () => [],
+    counts: () => ({ replica: 0, primaryNoReplica: reads, primaryAfterReplicaError: 0 }),
+    close: async () => {},
+  }
 }
 
 export interface SqliteStore extends StoreBase {
@@ -38,6 +112,7 @@ export interface SqliteStore extends StoreBase {
 export interface PostgresStore extends StoreBase {
   dialect: 'postgres'
   pool: pg.Pool
+  poolStats: () => PoolStats
 }
 
 export type Store = SqliteStore | PostgresStore
@@ -98,6 +173,13 @@ export interface StoreOptions {
   deadlines?: StoreDeadlines
   /** The heavy-read lane's bounds (heavy-reads.ts); the defaults suit serving. */
   heavyReads?: HeavyReadOptions
+  /**
+   * Tests only: a module each SQLite read worker imports before its own
+   * (read-pool/sqlite-read-pool.ts); one that throws makes the worker fail while loading.
+   */
+  readWorkerPreload?: URL
+  /** Admit heavy reports through this store's lane instead of a new one (a replica shares its primary's). */
+  heavyLaneOf?: Store
 }
 
 /**
@@ -113,18 +195,20 @@ const HEAVY_AT_ONCE = Math.max(1, Math.min(4, availableParallelism() - 1))
  * Heavy SQLite reads: in worker threads reading the same file, started on the first heavy read
  * (CLI commands never start them); an in-memory database only the main connection can see.
  */
-function sqliteExecutor (sqlite: SqliteDatabase.Database, file: string, busyMs: number, workers: number): ReadExecutor {
+function sqliteExecutor (sqlite: SqliteDatabase.Database, file: string, pool: Omit<SqliteReadPoolOptions, 'onFailure'>): ReadExecutor {
   if (file === ':memory:') {
     const read = readStatementsOf(sqlite)
     return { run: async (task) => read(task), close: async () => {} }
   }
-  let pool: SqliteReadPool | undefined
+  let workers: SqliteReadPool | undefined
+  const listeners: Array<(error: Error) => void> = []
   return {
     run: async (task) => {
-      pool ??= createSqliteReadPool(file, { workers, busyMs })
-      return await pool.run(task)
+      workers ??= createSqliteReadPool(file, { ...pool, onFailure: (error) => { for (const listener of listeners) listener(error) } })
+      return await workers.run(task)
     },
-    close: async () => { await pool?.close() },
+    watchFailures: (listener) => { listeners.push(listener) },
+    close: async () => { await workers?.close() },
   }
 }
 
@@ -157,9 +241,10 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     sqlite.pragma(`busy_timeout = ${deadlines?.sqliteBusyMs ?? 5000}`)
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: preparingOnce(sqlite) }) })
     const workers = options.heavyReads?.concurrency ?? HEAVY_AT_ONCE
-    const heavy = createHeavyReads(sqliteExecutor(sqlite, config.file, deadlines?.sqliteBusyMs ?? 5000, workers), workers, options.heavyReads)
+    const executor = sqliteExecutor(sqlite, config.file, { workers, busyMs: deadlines?.sqliteBusyMs ?? 5000, preload: options.readWorkerPreload })
+    const heavy = createHeavyReads(executor, workers, options.heavyReads, options.heavyLaneOf?.heavy)
     let destroyed = false
-    return {
+    return withDirectReads({
       dialect: 'sqlite',
       db,
       sqlite,
@@ -172,7 +257,7 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
         await heavy.close()
         await db.destroy()
       },
-    }
+    })
   }
 
   const { url, options: urlOptions } = splitOptions(config.url)
@@ -190,8 +275,11 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     // The URL's own `options` (e.g. a search_path) come after, so they win where they overlap.
     options: [...(deadlines === undefined ? [] : ['-c plan_cache_mode=force_generic_plan']), ...(config.schema === undefined ? [] : [`-c search_path=${config.schema}`]), ...(urlOptions === undefined ? [] : [urlOptions])].join(' '),
   })
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // A client losing its connection must not crash the process; the next query reconnects. The
+  // pool listens only while a client is idle: a connection reset while one is checked out (between
+  // two statements, say) would otherwise throw from the socket (seen when a replica was killed).
   pool.on('error', () => {})
+  pool.on('connect', (client) => { client.on('error', () => {}) })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const executor: ReadExecutor = {
     run: async (task) => {
@@ -201,18 +289,25 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
     },
     close: async () => {},
   }
-  const heavy = createHeavyReads(executor, options.heavyReads?.concurrency ?? HEAVY_AT_ONCE, options.heavyReads)
+  const heavy = createHeavyReads(executor, options.heavyReads?.concurrency ?? HEAVY_AT_ONCE, options.heavyReads, options.heavyLaneOf?.heavy)
   let destroyed = false
-  return {
+  return withDirectReads({
     dialect: 'postgres',
     db,
     pool,
     heavy,
+    poolStats: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => { await sql`select 1`.execute(db) },
     destroy: async () => {
       if (destroyed) return
       destroyed = true
       await db.destroy()
     },
-  }
+  })
+}
+
+function withDirectReads<S extends Omit<Store, 'reads'>> (store: S): S & { reads: ReadRouting } {
+  const complete = store as S & { reads: ReadRouting }
+  complete.reads = directReads(complete as unknown as Store)
+  return complete
 }

@@ -1,4 +1,4 @@
-import { BoundedLane } from './overload.js'
+import { BoundedLane, type LaneStats } from './overload.js'
 
 /**
  * Heavy reads (docs/storage.md "Heavy reads"): reports over many brand-days. Two parts:
@@ -41,6 +41,13 @@ export interface HeavyReads {
   admit: <T>(work: () => Promise<T>) => Promise<T>
   /** Runs one heavy statement where heavy statements run (call it from inside `admit`). */
   rows: (task: ReadTask) => Promise<unknown[]>
+  /**
+   * Calls `listener` on each failure of where heavy statements run that no read carried (SQLite:
+   * a worker failing with no task of its own), for the log. A failure a read carried fails that read.
+   */
+  watchFailures: (listener: (error: Error) => void) => void
+  /** The lane's running, queued and refused reports (/metrics). */
+  stats: () => LaneStats
   close: () => Promise<void>
 }
 
@@ -56,15 +63,24 @@ export const HEAVY_BRAND_DAYS = 10 * 366
 /** Runs a task, on whatever the store reads heavy statements with. */
 export interface ReadExecutor {
   run: (task: ReadTask) => Promise<unknown[]>
+  /** See HeavyReads.watchFailures; absent where nothing fails outside a read. */
+  watchFailures?: (listener: (error: Error) => void) => void
   close: () => Promise<void>
 }
 
-export function createHeavyReads (executor: ReadExecutor, concurrency: number, options: HeavyReadOptions = {}): HeavyReads {
-  const lane = new BoundedLane(concurrency, options.queue ?? HEAVY_QUEUE)
+/**
+ * @param sharedLane the lane of another store to admit through instead of a new one: a read
+ *   replica's heavy reports share the primary's lane, since the shaping they bound happens on this
+ *   process's one main thread wherever the rows come from.
+ */
+export function createHeavyReads (executor: ReadExecutor, concurrency: number, options: HeavyReadOptions = {}, sharedLane?: HeavyReads): HeavyReads {
+  const lane = sharedLane === undefined ? new BoundedLane(concurrency, options.queue ?? HEAVY_QUEUE) : undefined
   return {
     brandDays: options.brandDays ?? HEAVY_BRAND_DAYS,
-    admit: async (work) => await lane.run(work),
+    admit: lane === undefined ? (sharedLane as HeavyReads).admit : async (work) => await lane.run(work),
+    stats: lane === undefined ? (sharedLane as HeavyReads).stats : () => lane.stats(),
     rows: async (task) => await executor.run(task),
+    watchFailures: (listener) => { executor.watchFailures?.(listener) },
     close: async () => { await executor.close() },
   }
 }

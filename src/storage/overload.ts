@@ -16,19 +16,35 @@ export class StoreOverloadedError extends AppError {
   }
 }
 
+/** What a lane is doing, read by /metrics at scrape time. */
+export interface LaneStats {
+  running: number
+  queued: number
+  /** Tasks refused since the start (503). */
+  refused: number
+}
+
 /**
  * At most `limit` tasks at once and at most `queue` more waiting, in arrival order; one more is
  * refused at once with StoreOverloadedError.
  */
 export class BoundedLane {
   private active = 0
+  private refused = 0
   private readonly waiting: Array<() => void> = []
 
   constructor (private readonly limit: number, private readonly queue: number) {}
 
+  stats (): LaneStats {
+    return { running: this.active, queued: this.waiting.length, refused: this.refused }
+  }
+
   async run<T> (task: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) {
-      if (this.waiting.length >= this.queue) throw new StoreOverloadedError()
+      if (this.waiting.length >= this.queue) {
+        this.refused += 1
+        throw new StoreOverloadedError()
+      }
       await new Promise<void>((resolve) => this.waiting.push(resolve))
     } else {
       this.active += 1

@@ -56,6 +56,27 @@ for (const dialect of DIALECTS) {
     const get = async (app: FastifyInstance, query: Record<string, string>) =>
       await app.inject({ method: 'GET', url: '/analytics/', query, headers: api.auth })
 
+    it('answers include=status and /data-status in the lane exactly as on the main thread', async () => {
+      let compared = 0
+      for (const report of REPORTS) {
+        const [light, heavy] = await Promise.all([get(api.app, { ...report, include: 'status' }), get(heavyApp, { ...report, include: 'status' })])
+        assert.equal(heavy.statusCode, 200, heavy.body)
+        assert.equal(heavy.body, light.body, JSON.stringify(report))
+        compared += (JSON.parse(light.body) as { data: unknown[] }).data.length
+      }
+      const queries: Array<Record<string, string>> = [{ since: '2025-12-01', until: '2026-03-30' }, { since: '2026-01-01', until: '2026-01-31', platform: 'ig' }]
+      for (const query of queries) {
+        const [light, heavy] = await Promise.all([
+          api.app.inject({ method: 'GET', url: '/data-status', query, headers: api.auth }),
+          heavyApp.inject({ method: 'GET', url: '/data-status', query, headers: api.auth }),
+        ])
+        assert.equal(heavy.statusCode, 200, heavy.body)
+        assert.equal(heavy.body, light.body)
+        compared += (JSON.parse(light.body) as { data: unknown[] }).data.length
+      }
+      assert.ok(compared > 30, `only ${compared} entries compared`)
+    })
+
     it('answers every monthly and agg report in the lane exactly as on the main thread', async () => {
       let entries = 0
       for (const query of REPORTS) {

@@ -19,9 +19,9 @@ export interface OracleQuery {
 
 export type OracleAnswer = { status: 200, body: Record<string, unknown> & { data: Array<Record<string, unknown>> } } | { status: 400 | 403 | 404 }
 
-const ORDER = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
-/** The platform-specific field table of docs/api-reference.md, copied by hand. */
-const APPLIES: Record<string, string[]> = {
+export const ORDER = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
+/** The platform-specific field table of docs/api-reference.md, copied by hand (both oracles read it). */
+export const APPLIES: Record<string, string[]> = {
   video_views_3s: ['fb'],
   video_views_2s: ['pi'],
   views_video: ['ig', 'tk', 'yt', 'sc', 'li', 'th', 'da'],

@@ -15,7 +15,8 @@ import { DIALECTS } from '../helpers/stores.js'
  * - the text is byte for byte what the DailyReport schema's serializer writes for the same body
  *   (field order, numbers, escaping, optional members);
  * - a page of brands read from the rendered entries is byte for byte the page shaped from the
- *   brand-days' sums (what is served for rows rendered before entry_json existed).
+ *   brand-days' sums (what is served for rows rendered before entry_json existed); the same for
+ *   the whole months of a monthly report (brand_monthly.entry_json).
  */
 
 const DATASET = generateDataset({ seed: 424242, start: '2026-02-20', days: 45 })
@@ -80,6 +81,22 @@ for (const dialect of DIALECTS) {
       assert.ok(entries > 200, `only ${entries} entries were compared`)
     })
 
+    it('writes pages and monthly reports with include=status exactly as their serializers would', async () => {
+      const serializeMonthly = buildResponseSerializer({})({ schema: MonthlyReport }) as (body: unknown) => string
+      let entries = 0
+      for (const query of QUERIES) {
+        for (const text of await pages({ ...query, include: 'status' })) {
+          const body = JSON.parse(text) as { data: Array<Record<string, unknown>> }
+          assert.ok(body.data.every((entry) => typeof entry.metrics_reported === 'object'))
+          entries += body.data.length
+          assert.equal(text, serialize(body), JSON.stringify(query))
+        }
+        const monthly = await api.app.inject({ method: 'GET', url: '/analytics/', query: { ...query, type: 'monthly', include: 'status' }, headers: api.auth })
+        assert.equal(monthly.body, serializeMonthly(JSON.parse(monthly.body)), JSON.stringify(query))
+      }
+      assert.ok(entries > 200, `only ${entries} entries were compared`)
+    })
+
     it('serves the same bytes from the rendered entries as from the sums they were rendered from', async () => {
       const brandQueries = QUERIES.filter((query) => query.platform === undefined && query.split_by_platform === undefined && query.account_id === undefined)
       const rendered = await Promise.all(brandQueries.map(pages))
@@ -91,6 +108,31 @@ for (const dialect of DIALECTS) {
         const shaped = await Promise.all(brandQueries.map(pages))
         assert.deepEqual(shaped, rendered)
         assert.ok(rendered.flat().length >= 6)
+      } finally {
+        await rebuildReadModel(api.test.store)
+      }
+    })
+
+    it('serves the same monthly bytes from the rendered whole months as from the sums they were rendered from', async () => {
+      const monthlyQueries: Array<Record<string, string>> = [
+        { type: 'monthly', brand_id: '1,2,3', since: '2026-02-20', until: '2026-04-05' },
+        { type: 'monthly', since: '2026-03-01', until: '2026-03-31' },
+        { type: 'monthly', brand_id: '2', since: '2026-02-25', until: '2026-03-31' },
+        { type: 'monthly', brand_id: '1,3', since: '2026-03-01', until: '2026-04-02', include: 'status' },
+      ]
+      const bodies = async (): Promise<string[]> => await Promise.all(monthlyQueries.map(async (query) => {
+        const response = await api.app.inject({ method: 'GET', url: '/analytics/', query, headers: api.auth })
+        assert.equal(response.statusCode, 200, response.body)
+        return response.body
+      }))
+      const rendered = await bodies()
+      const { count } = await api.test.store.db.selectFrom('brand_monthly').select((eb) => eb.fn.countAll<number>().as('count')).where('entry_json', 'is', null).executeTakeFirstOrThrow()
+      assert.equal(Number(count), 0, 'every brand-month is rendered')
+      // As a store summed before brand_monthly.entry_json existed would hold them.
+      await sql`update brand_monthly set entry_json = null`.execute(api.test.store.db)
+      try {
+        assert.deepEqual(await bodies(), rendered)
+        assert.ok(rendered.every((body) => (JSON.parse(body) as { data: unknown[] }).data.length >= 2))
       } finally {
         await rebuildReadModel(api.test.store)
       }

@@ -14,6 +14,11 @@ const MIGRATIONS = [
   '2026_11_23_0000_deferred_references',
   '2026_11_23_0100_read_model',
   '2026_11_24_0000_daily_entry_json',
+  '2026_11_25_0000_change_feed',
+  '2026_11_25_0100_sync_events',
+  '2026_11_25_0300_change_feed_sync_index',
+  '2026_11_25_0400_webhooks',
+  '2026_11_25_0500_monthly_entry_json',
 ]
 
 for (const dialect of DIALECTS) {
@@ -31,7 +36,7 @@ for (const dialect of DIALECTS) {
 
     it('says which migrations it applied on which store, then that the schema is up to date; nothing on stdout', async () => {
       const first = await runCliCaptured(['migrate'], { DATABASE_URL: human.databaseUrl })
-      assert.deepEqual([first.code, first.stdout, first.stderr], [EXIT.OK, '', `Applied 5 migration(s) on ${dialect}: ${MIGRATIONS.join(', ')}\n`])
+      assert.deepEqual([first.code, first.stdout, first.stderr], [EXIT.OK, '', `Applied ${MIGRATIONS.length} migration(s) on ${dialect}: ${MIGRATIONS.join(', ')}\n`])
       const again = await runCliCaptured(['migrate'], { DATABASE_URL: human.databaseUrl })
       assert.deepEqual([again.code, again.stdout, again.stderr], [EXIT.OK, '', `Schema is up to date (${dialect}).\n`])
       // The schema is really there: a command that needs it works on the store.

@@ -6,7 +6,7 @@ import { buildTestApp } from '../helpers/app.js'
 import { runCliCaptured } from '../helpers/cli.js'
 import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
-import { awaitRoomInMinute, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
+import { awaitRoomInMinute, awaitRoomInWindow, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 
 function windowEnd (nowMs: number, seconds: number): string {
@@ -34,25 +34,43 @@ for (const dialect of DIALECTS) {
     })
 
     it('reads the requests the servers counted in Redis for the current minute and hour', async () => {
-      await awaitRoomInMinute()
-      const auth = bearer(await loginToken(app, partner))
-      for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/me', headers: auth })).statusCode, 200)
+      // Three requests counted in Redis. On a loaded machine the server may give up on a Redis that
+      // answered late and count in its own memory for a while (docs/reliability.md "Redis down"),
+      // which its answers say (the limit headers then show the fallback's halved limit): such a
+      // round is not what this test reads, so it starts again with a partner of its own.
+      let counted: TestPartner | undefined
+      for (let round = 0; round < 3 && counted === undefined; round++) {
+        // Both windows: across the top of the hour the hourly count starts again.
+        await awaitRoomInWindow(3_600_000, 3000)
+        await awaitRoomInMinute()
+        const candidate = round === 0 ? partner : await createPartner(testStore.store, { brandIds: [1] })
+        const auth = bearer(await loginToken(app, candidate))
+        const limitsSeen: unknown[] = []
+        for (let i = 0; i < 3; i++) {
+          const answer = await app.inject({ method: 'GET', url: '/me', headers: auth })
+          assert.equal(answer.statusCode, 200)
+          limitsSeen.push(answer.headers['x-ratelimit-limit-minutely'])
+        }
+        if (limitsSeen.every((limit) => limit === '50')) counted = candidate
+      }
+      assert.ok(counted !== undefined, 'the server counted in Redis in none of 3 rounds')
+      const partnerCounted = counted
       const now = Date.now()
       const env = { DATABASE_URL: testStore.databaseUrl, ...redisEnv(prefix), ...limits }
-      const run = await runCliCaptured(['usage', partner.userId, '--json'], env)
+      const run = await runCliCaptured(['usage', partnerCounted.userId, '--json'], env)
       assert.equal(run.code, EXIT.OK, run.stderr)
       assert.deepEqual(run.json(), {
-        user_id: partner.userId,
+        user_id: partnerCounted.userId,
         windows: [
           { window: 'minute', requests: 3, limit: 50, resets_at: windowEnd(now, 60) },
           { window: 'hour', requests: 3, limit: 900, resets_at: windowEnd(now, 3600) },
         ],
       })
-      const human = await runCliCaptured(['usage', partner.userId], env)
-      assert.equal(human.stderr, `${partner.userId}: 3 requests this minute (limit 50; the window resets at ${windowEnd(now, 60)})\n` +
-        `${partner.userId}: 3 requests this hour (limit 900; the window resets at ${windowEnd(now, 3600)})\n`)
+      const human = await runCliCaptured(['usage', partnerCounted.userId], env)
+      assert.equal(human.stderr, `${partnerCounted.userId}: 3 requests this minute (limit 50; the window resets at ${windowEnd(now, 60)})\n` +
+        `${partnerCounted.userId}: 3 requests this hour (limit 900; the window resets at ${windowEnd(now, 3600)})\n`)
       // Reading counts nothing.
-      assert.equal((await runCliCaptured(['usage', partner.userId, '--json'], env)).json<{ windows: Array<{ requests: number }> }>().windows[0]?.requests, 3)
+      assert.equal((await runCliCaptured(['usage', partnerCounted.userId, '--json'], env)).json<{ windows: Array<{ requests: number }> }>().windows[0]?.requests, 3)
     })
 
     it('says it cannot see in-process counters instead of printing zeros', async () => {

@@ -76,6 +76,23 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(listed?.brand_ids, [2, 3])
     })
 
+    it('grant and revoke tell the user through its change feed: one access event per brand that changed, none for a brand already so', async () => {
+      const created = (await cli('users', 'create', '--name', 'Feed', '--brands', '1', '--json')).json<Created>()
+      const events = async () => (await testStore.store.db.selectFrom('change_events').select(['type', 'brand_id', 'user_id', 'sync_id', 'data'])
+        .where('user_id', '=', created.user_id).orderBy('event_id').execute()).map((row) => [row.type, Number(row.brand_id), row.sync_id, row.data])
+      assert.deepEqual(await events(), [], 'creating a user emits nothing')
+      assert.equal((await cli('users', 'grant', created.user_id, '--brands', '1,2,3')).code, EXIT.OK)
+      assert.equal((await cli('users', 'grant', created.user_id, '--brands', '2')).code, EXIT.OK)
+      assert.equal((await cli('users', 'revoke', created.user_id, '--brands', '3,3')).code, EXIT.OK)
+      assert.equal((await cli('users', 'revoke', created.user_id, '--brands', '3')).code, EXIT.OK)
+      assert.deepEqual(await events(), [
+        ['access.granted', 2, null, '{"brand_id":2}'],
+        ['access.granted', 3, null, '{"brand_id":3}'],
+        ['access.revoked', 3, null, '{"brand_id":3}'],
+      ])
+      assert.equal((await cli('users', 'delete', created.user_id, '--yes')).code, EXIT.OK)
+    })
+
     it('rotates credentials: a new pair, the old one revoked', async () => {
       const created = (await cli('users', 'create', '--name', 'Rotator', '--json')).json<Created>()
       const run = await cli('credentials', 'rotate', created.user_id, '--json')

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError, loadConfig, parseDatabaseUrl } from '../../src/config/load.js'
+import { ConfigError, loadConfig, parseDatabaseUrl, resolveJwtSecret } from '../../src/config/load.js'
 
 function problemsOf (env: Record<string, string>): string[] {
   try {
@@ -86,5 +89,23 @@ describe('parseDatabaseUrl', () => {
   it('accepts both PostgreSQL schemes and refuses an empty SQLite path', () => {
     assert.deepEqual(parseDatabaseUrl('postgresql://h/db'), { kind: 'postgres', url: 'postgresql://h/db' })
     assert.equal(parseDatabaseUrl('sqlite:'), 'DATABASE_URL has no file path after "sqlite:"')
+  })
+})
+
+describe('the generated JWT_SECRET (README.md, docs/configuration.md)', () => {
+  it('is kept beside the SQLite file DATABASE_URL names, not in ./data', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pa-secret-'))
+    try {
+      const config = resolveJwtSecret(loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'store', 'pa.sqlite')}` }))
+      assert.equal(config.dataDir, join(dir, 'store'))
+      assert.ok(existsSync(join(dir, 'store', 'jwt-secret')))
+      assert.equal(resolveJwtSecret(loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'store', 'pa.sqlite')}` })).jwtSecret, config.jwtSecret, 'read back on the next start')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('goes to ./data of the working directory with PostgreSQL', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://db.example/pa' }).dataDir, join(process.cwd(), 'data'))
   })
 })

@@ -111,6 +111,13 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(imported.json<{ counts: unknown }>().counts, json.counts)
     })
 
+    it('counts in the singular where there is one: "1 brand, 1 day"', async () => {
+      const file = join(dir, `one-${dialect}.ndjson`)
+      const run = await runCliCaptured(['demo', '--brands', '1', '--days', '1', '--seed', '3', '--until', '2026-01-31', '--out', file], { DATABASE_URL: t.databaseUrl })
+      assert.equal(run.code, 0, run.stderr)
+      assert.match(run.stderr, /^Wrote \d+ records \(1 brand, \d+ accounts?, \d+ daily rows?, \d+ posts?\) to .* \(seed 3, 1 brand, 1 day to 2026-01-31\)\.$/m)
+    })
+
     it('refuses bad options with exit 2 and names the option', async () => {
       // The command reads its own clock: the test's "tomorrow" is the command's only if no
       // midnight falls between them, so it runs with at least 30 s left in the UTC day.

@@ -13,9 +13,9 @@ import { globSync } from 'glob'
  */
 
 const REPO = resolve(fileURLToPath(new URL('../../', import.meta.url)))
-const DOCUMENTS = ['README.md', ...globSync('docs/**/*.md', { cwd: REPO, posix: true }).sort(), 'packages/client/README.md']
-/** Ships inside the npm tarball, where the repository's other files are not: anchors only. */
-const PACKAGED = new Set(['packages/client/README.md'])
+const DOCUMENTS = ['README.md', ...globSync('docs/**/*.md', { cwd: REPO, posix: true }).sort(), 'packages/client/README.md', 'clients/python/README.md']
+/** Ship inside the npm tarball and the Python wheel, where the repository's other files are not: anchors only. */
+const PACKAGED = new Set(['packages/client/README.md', 'clients/python/README.md'])
 const ALLOWED_HOST = /^(localhost|127\.0\.0\.1|\[::1\]|(?:[a-z0-9-]+\.)*example(?:\.(?:com|org|net))?)(?::\d+)?$/i
 /** Material outside the repository that documents once pointed at. */
 const FORBIDDEN_TEXT = [/\.\.\/shared/, /\bSPEC\.md\b/, /\bDECISIONS\.md\b/]
@@ -111,6 +111,12 @@ describe('documentation links', () => {
       assert.deepEqual(problemsOf(document), [])
     })
   }
+
+  it('docs/README.md indexes every document under docs/', () => {
+    const index = linkTargets(proseOf(readFileSync(join(REPO, 'docs', 'README.md'), 'utf8'))).map(({ target }) => target.split('#')[0])
+    const documents = globSync('*.md', { cwd: join(REPO, 'docs'), posix: true }).filter((name) => name !== 'README.md').sort()
+    assert.deepEqual(documents.filter((name) => !index.includes(name)), [], 'documents missing from the index of docs/README.md')
+  })
 
   it('computes anchors as GitHub does', () => {
     const anchors = anchorsOf('# GET /analytics/\n## Aggregates (`--type agg`)\n## Errors\n```\n# not a heading\n```\n### Errors\n')

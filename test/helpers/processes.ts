@@ -116,6 +116,16 @@ export interface PrivatePostgres {
   close: () => Promise<void>
 }
 
+/** Where PostgreSQL's programs are, or undefined when this machine has none (tests that need them skip, saying so). */
+export function findPostgresBinDir (): string | undefined {
+  try {
+    const bin = postgresBinDir()
+    return existsSync(join(bin, 'postgres')) && existsSync(join(bin, 'pg_basebackup')) ? bin : undefined
+  } catch {
+    return undefined
+  }
+}
+
 function postgresBinDir (): string {
   if (process.env.TEST_PG_BINDIR !== undefined) return process.env.TEST_PG_BINDIR
   try {
@@ -129,7 +139,7 @@ function postgresBinDir (): string {
 }
 
 /** PostgreSQL refuses to run as root: then the cluster runs as the `postgres` user. */
-function clusterOwner (): { uid: number, gid: number } | undefined {
+export function clusterOwner (): { uid: number, gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined
   const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
   const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
@@ -197,7 +207,7 @@ export async function startPrivatePostgres (): Promise<PrivatePostgres> {
 }
 
 /** Process ids whose parent is `pid` (Linux: /proc/<n>/stat, field 4). */
-function childrenOf (pid: number): number[] {
+export function childrenOf (pid: number): number[] {
   const children: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue

@@ -5,6 +5,7 @@ import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { insertPosts, postRow } from '../posts/posts-fixtures.js'
 import { DIALECTS } from '../helpers/stores.js'
+import { concreteWebhookPath } from '../webhooks/webhook-fixtures.js'
 
 /**
  * HTTP conventions a client library expects: 405 with Allow for a known path asked with another
@@ -96,7 +97,8 @@ for (const dialect of DIALECTS) {
     it('gives the data routes a weak ETag and Cache-Control, and 304 with no body for a matching If-None-Match', async () => {
       const dataRoutes = api.app.routeTable.filter((route) => route.method === 'GET' && route.access?.auth === 'bearer').map((route) => route.url)
       for (const url of ['/analytics', '/analytics/', '/me', '/posts', '/posts/']) assert.ok(dataRoutes.includes(url), url)
-      for (const url of dataRoutes) {
+      for (const route of dataRoutes) {
+        const url = await concreteWebhookPath(api.test.store, api.partner.userId, route)
         const query = dataQuery(url)
         const first = await api.app.inject({ method: 'GET', url, query, headers: api.auth })
         assert.equal(first.statusCode, 200, url)

@@ -43,6 +43,10 @@ export class ResponseValidator {
   constructor (readonly doc: OpenApiDoc) {
     // strict off: OpenAPI adds keywords (e.g. `example`) that are not JSON Schema's.
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+    // The document's formats, held to the contract's exact shapes (a real calendar date is the
+    // query validator's business): dates YYYY-MM-DD, instants UTC to the second.
+    this.ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/)
+    this.ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
     this.ajv.addSchema(doc as object, DOC_ID)
   }
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import type { FastifyInstance } from 'fastify'
 import { PLATFORM_CODES, PLATFORM_NAMES } from '../../src/domain/platforms.js'
+import { completeDocument } from '../../src/http/plugins/openapi-document.js'
+import { COMPONENT_MARKER } from '../../src/http/schemas/components.js'
 import { createStore, type Store } from '../../src/storage/db.js'
 import { buildTestApp } from '../helpers/app.js'
 import { fetchDocument, ResponseValidator, type OpenApiDoc } from './document.js'
@@ -16,11 +18,20 @@ import { fetchDocument, ResponseValidator, type OpenApiDoc } from './document.js
 /** The contract's statuses per operation (docs/api-reference.md). */
 const CONTRACT_STATUSES: Record<string, number[]> = {
   'GET /health': [200, 503],
+  'GET /health/live': [200],
+  'GET /health/ready': [200, 503],
   'POST /auth/login': [200, 401, 403, 422, 429, 500],
   'GET /me': [200, 401, 403, 422, 429, 500],
   'GET /analytics/': [200, 400, 401, 403, 404, 422, 429, 500],
   'GET /posts': [200, 400, 401, 403, 404, 422, 429, 500],
+  'GET /data-status': [200, 400, 401, 403, 404, 422, 429, 500, 503],
+  'GET /catalog/metrics': [200],
+  'GET /changes': [200, 401, 403, 410, 422, 429, 500],
 }
+
+/** Public routes: no token (the /health routes and the catalogue also have no rate limit). */
+const UNLIMITED_PATHS = ['/health', '/health/live', '/health/ready', '/catalog/metrics']
+const PUBLIC_PATHS = [...UNLIMITED_PATHS, '/auth/login']
 
 /** Routes the document leaves out on purpose: itself, the reference page's assets, and the dashboard page (with / redirecting to it). */
 const UNDOCUMENTED = /^\/$|^\/(openapi\.json|docs|dashboard)(\/|\*|$)/
@@ -37,7 +48,8 @@ function routesOf (app: FastifyInstance): string[] {
     stack[depth] = path
     stack.length = depth + 1
     for (const method of (match[3] ?? '').split(', ')) {
-      if (method !== 'HEAD' && method !== '-') routes.push(`${method} ${path}`)
+      // Fastify's `:id` is OpenAPI's `{id}`.
+      if (method !== 'HEAD' && method !== '-') routes.push(`${method} ${path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
     }
   }
   return routes
@@ -100,11 +112,11 @@ describe('GET /openapi.json', () => {
     }
   })
 
-  it('requires the bearer token everywhere except /health and /auth/login', () => {
+  it('requires the bearer token everywhere except the /health routes, /auth/login and /catalog/metrics', () => {
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access_token of POST /auth/login' })
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const operation of Object.values(operations)) {
-        const expected = path === '/health' || path === '/auth/login' ? [] : [{ bearerAuth: [] }]
+        const expected = PUBLIC_PATHS.includes(path) ? [] : [{ bearerAuth: [] }]
         assert.deepEqual(operation.security, expected, path)
       }
     }
@@ -117,7 +129,7 @@ describe('GET /openapi.json', () => {
           const names = Object.keys(response.headers ?? {})
           assert.ok(names.includes('X-Request-Id'), `${path} ${status}`)
           // Protected 401s come from the auth hook, before the per-user limiter counts anything.
-          const limited = path !== '/health' && !(status === '401' && path !== '/auth/login')
+          const limited = !UNLIMITED_PATHS.includes(path) && !(status === '401' && path !== '/auth/login')
           assert.equal(names.includes('x-ratelimit-remaining-minutely'), limited, `${path} ${status}`)
           assert.equal(names.includes('X-Usage-Total'), limited, `${path} ${status}`)
           if (status === '429') assert.ok(names.includes('Retry-After'), `${path} 429`)
@@ -126,6 +138,22 @@ describe('GET /openapi.json', () => {
       }
     }
     assert.equal(doc.components.headers['X-Request-Id']?.required, true)
+  })
+
+  it('names one shape per component: the dates of data status and of the feed are one DateRange, and a name given to two shapes is refused', () => {
+    const range = { $ref: '#/components/schemas/DateRange' }
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, { items?: unknown, properties?: Record<string, { items?: unknown }> }> }>
+    assert.deepEqual(schemas.AccountStatus?.properties.missing?.items, range)
+    const accounts = schemas.AnalyticsUpdatedData?.properties.accounts?.items as { properties: Record<string, { items?: unknown }> }
+    assert.deepEqual(accounts.properties.dates?.items, range)
+    assert.deepEqual(schemas.DateRange?.properties.since, { format: 'date', description: 'First day of the range, inclusive, YYYY-MM-DD', type: 'string' })
+    const shape = (format: string) => ({ type: 'object', properties: { since: { type: 'string', format } }, [COMPONENT_MARKER]: 'Range' })
+    const operation = (format: string) => ({ operationId: `get${format}`, responses: { 200: { content: { 'application/json': { schema: shape(format) } } } } })
+    const twice = { paths: { '/a': { get: operation('date') }, '/b': { get: operation('date') } } }
+    // One Range beside the components every document carries (the webhook payloads).
+    assert.deepEqual(Object.keys(completeDocument(twice).components?.schemas ?? {}).filter((name) => name === 'Range'), ['Range'])
+    const clash = { paths: { '/a': { get: operation('date') }, '/b': { get: operation('date-time') } } }
+    assert.throws(() => completeDocument(clash), /^Error: OpenAPI: two different schemas are named Range; give one another name or share one schema$/)
   })
 
   it('shares the error bodies as components and references them', () => {
@@ -151,7 +179,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(login.requestBody.content['application/json']?.schema.required, ['api_client_key', 'api_secret_key'])
   })
 
-  it('has examples on every error response and on login, /health and /me, each valid against its own schema', () => {
+  it('has examples on every error response and on login, the /health routes and /me, each valid against its own schema', () => {
     const validator = new ResponseValidator(doc)
     let checked = 0
     for (const [path, operations] of Object.entries(doc.paths)) {
@@ -166,7 +194,7 @@ describe('GET /openapi.json', () => {
         }
       }
     }
-    for (const id of ['login', 'getHealth', 'getMe']) {
+    for (const id of ['login', 'getHealth', 'getHealthLive', 'getHealthReady', 'getMe']) {
       const operation = Object.values(doc.paths).flatMap((operations) => Object.values(operations)).find((candidate) => candidate.operationId === id)
       assert.ok(operation?.responses['200']?.content?.['application/json']?.examples !== undefined, `${id} 200 has no example`)
     }

@@ -6,6 +6,7 @@ import { buildTestApp } from '../helpers/app.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 import { insertPosts, postRow } from '../posts/posts-fixtures.js'
+import { importEvent, recordSync, recordUnsynced } from '../changes/feed-fixtures.js'
 import { fetchDocument, ResponseValidator } from './document.js'
 
 /**
@@ -98,6 +99,31 @@ for (const dialect of DIALECTS) {
       await expectDocumented('GET', '/analytics/?type=DAILY', 422, auth())
     })
 
+    it('GET /analytics/?include=status: 200 daily, monthly and agg with the status members', async () => {
+      for (const type of ['daily', 'monthly', 'agg']) {
+        const report = await expectDocumented('GET', `/analytics/?type=${type}&since=2026-01-01&until=2026-02-09&include=status`, 200, auth())
+        assert.equal(typeof report.json().data[0].metrics_reported.views, 'number', type)
+      }
+      await expectDocumented('GET', '/analytics/?type=agg&since=2026-01-01&until=2026-02-09&split_by_platform=true&include=status', 200, auth())
+      await expectDocumented('GET', '/analytics/?include=totals', 422, auth())
+    })
+
+    it('GET /data-status: 200 (two pages), 400, 403, 404, 422', async () => {
+      const first = await expectDocumented('GET', '/data-status?since=2026-01-01&until=2026-02-09&limit=3', 200, auth())
+      assert.equal(first.json().total, 3)
+      const second = await expectDocumented('GET', `/data-status?since=2026-01-01&until=2026-02-09&limit=3&cursor=${encodeURIComponent(first.json().next_cursor)}`, 200, auth())
+      assert.ok(second.json().data.some((account: { missing: unknown[] }) => account.missing.length > 0))
+      await expectDocumented('GET', '/data-status?account_id=100', 400, auth())
+      await expectDocumented('GET', '/data-status?brand_id=4', 403, auth())
+      await expectDocumented('GET', '/data-status?account_id=400&platform=fb', 404, auth())
+      await expectDocumented('GET', '/data-status?limit=1000', 422, auth())
+    })
+
+    it('GET /catalog/metrics: 200 without a token', async () => {
+      const catalog = await expectDocumented('GET', '/catalog/metrics', 200)
+      assert.ok(catalog.json().total > 20)
+    })
+
     it('GET /posts: 200 (two pages, topics and category), 400, 422', async () => {
       const first = await expectDocumented('GET', '/posts?since=2026-01-01&until=2026-01-31&limit=2&topics=true&category=true', 200, auth())
       assert.equal(first.json().data.length, 2)
@@ -107,8 +133,29 @@ for (const dialect of DIALECTS) {
       await expectDocumented('GET', '/posts?order_by=likes', 422, auth())
     })
 
-    it('GET /health: 200, and an unknown route: 404 with the ErrorBody component', async () => {
+    it('GET /changes: 200 (two pages, every type), 403, 410, 422', async () => {
+      await recordSync(testStore.store.db, [0, 1, 2, 3].map((i) => importEvent(1 + (i % 2), i)), '2026-11-25T10:00:00Z')
+      await recordUnsynced(testStore.store.db, [{ type: 'access.granted', userId: partner.userId, data: { brand_id: 2 } }, { type: 'access.revoked', userId: partner.userId, data: { brand_id: 4 } }], '2026-11-25T10:00:01Z')
+      const first = await expectDocumented('GET', '/changes?limit=3', 200, auth())
+      assert.deepEqual([first.json().data.length, first.json().has_more], [3, true])
+      const last = await expectDocumented('GET', `/changes?limit=3&cursor=${encodeURIComponent(first.json().next_cursor)}`, 200, auth())
+      assert.deepEqual([last.json().data.length, last.json().has_more], [3, false])
+      await expectDocumented('GET', '/changes?start=latest', 200, auth())
+      await expectDocumented('GET', '/changes?brand_id=4', 403, auth())
+      await expectDocumented('GET', '/changes?type=posts.created', 422, auth())
+      const later = await buildTestApp(testStore.store, {}, { now: () => Date.now() + 91 * 86_400_000 })
+      try {
+        const expired = await expectDocumented('GET', `/changes?cursor=${encodeURIComponent(last.json().next_cursor)}`, 410, { headers: bearer(await loginToken(later, partner)) }, later)
+        assert.equal(expired.json().error_code, 'CURSOR_EXPIRED')
+      } finally {
+        await later.close()
+      }
+    })
+
+    it('GET /health, /health/live, /health/ready: 200, and an unknown route: 404 with the ErrorBody component', async () => {
       await expectDocumented('GET', '/health', 200)
+      await expectDocumented('GET', '/health/live', 200)
+      await expectDocumented('GET', '/health/ready', 200)
       const missing = await app.inject({ method: 'GET', url: '/nowhere' })
       assert.equal(missing.statusCode, 404)
       assert.deepEqual(validator.componentErrors('ErrorBody', missing.json()), [])

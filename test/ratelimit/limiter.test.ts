@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { MemoryCounterStore } from '../../src/storage/counters/counter-store.js'
+import type { AttemptRequest, AttemptSubject } from '../../src/storage/counters/counter-store.js'
+import { MemoryCounterStore } from '../../src/storage/counters/memory-counter-store.js'
 import { FixedWindowLimiter } from '../../src/services/ratelimit/limiter.js'
 import { fallbackLimit } from '../../src/services/ratelimit/fallback-limits.js'
 import { ResilientCounterStore } from '../../src/storage/counters/resilient-counter-store.js'
@@ -101,31 +102,12 @@ describe('MemoryCounterStore', () => {
     for (let i = 0; i < 1000; i++) await store.increment([{ key: `f${i}`, expiresAtMs: START + 60_000 }])
     assert.ok(store.size <= 1001 + 1, `expired entries were not swept (size ${store.size})`)
   })
-
-  it('reserves only below the limit and while no flag lives, settles into a flag, releases counts', async () => {
-    const time = clock()
-    const store = new MemoryCounterStore(time.now)
-    const counter = { key: 'fail', expiresAtMs: START + 10_000, limit: 2, fallbackLimit: 1 }
-    const request = { flags: ['lock'], counters: [counter], blockedForMs: 7000 }
-    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
-    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
-    // At the limit: refused, nothing counted, the wait is the one given.
-    assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 7000, fallback: false })
-    await store.release(['fail'])
-    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
-    const settle = { counter: 'fail', limit: 2, fallbackLimit: 1, flag: 'lock', flagExpiresAtMs: START + 3000 }
-    await store.settle([settle])
-    assert.equal(store.remainingMs('fail'), 0, 'the counter starts again after the lock')
-    assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 3000, fallback: false })
-    time.advance(3000)
-    assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
-    // Below the limit, settling sets nothing.
-    await store.settle([settle])
-    assert.equal(store.remainingMs('lock'), 0)
-  })
 })
 
 describe('ResilientCounterStore (a primary that fails, then answers again)', () => {
+  const SUBJECT: AttemptSubject = { failures: 'fail', inFlight: 'busy', lock: 'lock', limit: 4, fallbackLimit: 2, clearedBySuccess: true }
+  const attempt = (id: string): AttemptRequest => ({ id, subjects: [SUBJECT], inFlightTtlMs: 10_000 })
+
   /** A stand-in for Redis that fails while `down` is true. */
   function flakyPrimary () {
     const inner = new MemoryCounterStore()
@@ -137,10 +119,8 @@ describe('ResilientCounterStore (a primary that fails, then answers again)', () 
     }
     const primary = {
       increment: async (counters: Parameters<MemoryCounterStore['increment']>[0]) => await guard(async () => await inner.increment(counters)),
-      reserve: async (request: Parameters<MemoryCounterStore['reserve']>[0]) => await guard(async () => await inner.reserve(request)),
-      settle: async (entries: Parameters<MemoryCounterStore['settle']>[0]) => await guard(async () => await inner.settle(entries)),
-      release: async (keys: readonly string[]) => await guard(async () => await inner.release(keys)),
-      delete: async (keys: readonly string[]) => await guard(async () => await inner.delete(keys)),
+      admitAttempt: async (request: Parameters<MemoryCounterStore['admitAttempt']>[0]) => await guard(async () => await inner.admitAttempt(request)),
+      settleAttempt: async (settlement: Parameters<MemoryCounterStore['settleAttempt']>[0]) => await guard(async () => await inner.settleAttempt(settlement)),
       ping: async () => { await guard(async () => {}) },
       close: async () => {},
     }
@@ -153,15 +133,13 @@ describe('ResilientCounterStore (a primary that fails, then answers again)', () 
     const events: string[] = []
     store.watch((event) => events.push(event.state))
     try {
-      const counter = { key: 'fail', expiresAtMs: Date.now() + 60_000, limit: 4, fallbackLimit: 2 }
-      const request = { flags: ['lock'], counters: [counter], blockedForMs: 1000 }
-      assert.deepEqual(await store.reserve(request), { granted: true, fallback: false })
+      assert.deepEqual(await store.admitAttempt(attempt('a')), { admitted: true, fallback: false })
       state.down = true
-      assert.deepEqual(await store.reserve(request), { granted: true, fallback: true })
+      assert.deepEqual(await store.admitAttempt(attempt('b')), { admitted: true, fallback: true })
       const callsWhenDown = state.calls
-      assert.deepEqual(await store.reserve(request), { granted: true, fallback: true })
-      // The fallback limit (2) applies to what memory counted.
-      assert.deepEqual(await store.reserve(request), { granted: false, retryAfterMs: 1000, fallback: true })
+      assert.deepEqual(await store.admitAttempt(attempt('c')), { admitted: true, fallback: true })
+      // The fallback limit (2) applies to what memory counted: two attempts in flight there.
+      assert.deepEqual(await store.admitAttempt(attempt('d')), { admitted: false, reason: 'busy', fallback: true })
       assert.deepEqual((await store.increment([{ key: 'rl', expiresAtMs: Date.now() + 60_000 }])), { values: [1], fallback: true })
       assert.ok(state.calls - callsWhenDown <= 2, 'requests in fallback do not wait for the primary (only probes call it)')
       assert.deepEqual(events, ['fallback'])
@@ -181,12 +159,16 @@ describe('ResilientCounterStore (a primary that fails, then answers again)', () 
     const store = new ResilientCounterStore(primary, new MemoryCounterStore(), 20)
     try {
       state.down = true
-      await store.settle([{ counter: 'fail', limit: 0, fallbackLimit: 0, flag: 'lock', flagExpiresAtMs: Date.now() + 60_000 }])
+      const subjects = [{ ...SUBJECT, fallbackLimit: 1 }]
+      assert.deepEqual(await store.admitAttempt({ id: 'a', subjects, inFlightTtlMs: 10_000 }), { admitted: true, fallback: true })
+      await store.settleAttempt({ id: 'a', subjects, outcome: 'failure', windowEndMs: Date.now() + 60_000, admittedInFallback: true })
       state.down = false
       const deadline = Date.now() + 5000
       while (store.inFallback && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
-      const outcome = await store.reserve({ flags: ['lock'], counters: [], blockedForMs: 1 })
-      assert.equal(outcome.granted, false)
+      assert.equal(store.inFallback, false)
+      const outcome = await store.admitAttempt({ id: 'b', subjects, inFlightTtlMs: 10_000 })
+      assert.equal(outcome.admitted, false)
+      assert.equal(outcome.admitted === false && outcome.reason, 'locked')
     } finally {
       await store.close()
     }

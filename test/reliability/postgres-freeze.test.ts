@@ -15,7 +15,8 @@ import { createTestStore, type TestStore } from '../helpers/stores.js'
  * with SIGSTOP, so connections stay open and nothing answers, as when the server hangs. The app
  * runs on a store opened exactly as `serve` opens it (SERVING_DEADLINES). Requests already in
  * flight and new ones are answered with the contract's 500 within acquire + query deadline (3 s),
- * /health with 503 `database: unreachable` within its probe bound (1 s), and everything recovers
+ * /health and /health/ready with 503 `database: unreachable` within their probe bound (1 s),
+ * /health/live with 200, and everything recovers
  * once the server runs again, without a restart. Before the deadlines, the requests waited for
  * as long as the freeze lasted.
  */
@@ -76,7 +77,7 @@ describe('PostgreSQL frozen (SIGSTOP of the whole cluster)', () => {
     await server?.close()
   })
 
-  it('answers requests in flight and new ones with the 500 body within 3 s, /health with 503 within 1 s, and recovers after', async (t) => {
+  it('answers requests in flight and new ones with the 500 body within 3 s, /health and /health/ready with 503 within 1 s, and recovers after', async (t) => {
     const routes = [
       { url: '/analytics/?type=agg&since=2026-01-01&until=2026-01-31', detail: 'Error fetching analytics' },
       { url: '/posts?since=2026-01-01&until=2026-01-31', detail: 'Error fetching posts' },
@@ -99,6 +100,8 @@ describe('PostgreSQL frozen (SIGSTOP of the whole cluster)', () => {
         return { route, answer: await timed(app.inject({ url: route.url, headers }), limit) }
       })
       const health = timed(app.inject({ url: '/health' }), HEALTH_PROBE_TIMEOUT_MS + 1000)
+      const ready = timed(app.inject({ url: '/health/ready' }), HEALTH_PROBE_TIMEOUT_MS + 1000)
+      const live = timed(app.inject({ url: '/health/live' }), HEALTH_PROBE_TIMEOUT_MS + 1000)
       const login = timed(app.inject({ method: 'POST', url: '/auth/login', payload: { api_client_key: 'pak_' + 'A'.repeat(24), api_secret_key: 'pas_' + 'b'.repeat(43) } }), limit)
 
       const answers = await Promise.all([...first, ...second])
@@ -106,12 +109,21 @@ describe('PostgreSQL frozen (SIGSTOP of the whole cluster)', () => {
         assertInternalError(answer, route.detail, `request ${i} ${route.url}`)
         assert.ok(answer.ms <= limit, `request ${i} took ${answer.ms} ms`)
       }
-      const healthAnswer = await health
+      const [healthAnswer, readyAnswer, liveAnswer] = await Promise.all([health, ready, live])
       t.diagnostic(`frozen: in-flight requests answered in ${answers.slice(0, 10).map(({ answer }) => answer.ms).join(', ')} ms; ` +
-        `new ones in ${answers.slice(10).map(({ answer }) => answer.ms).join(', ')} ms; /health in ${healthAnswer.ms} ms`)
+        `new ones in ${answers.slice(10).map(({ answer }) => answer.ms).join(', ')} ms; /health in ${healthAnswer.ms} ms; ` +
+        `/health/ready in ${readyAnswer.ms} ms; /health/live in ${liveAnswer.ms} ms`)
       assert.ok(healthAnswer.response !== undefined, '/health did not answer within its bound')
       assert.equal(healthAnswer.response.statusCode, 503)
       assert.deepEqual([healthAnswer.response.json().status, healthAnswer.response.json().database], ['error', 'unreachable'])
+      // The balancer's probe takes the instance out of rotation, within its bound.
+      assert.ok(readyAnswer.response !== undefined, '/health/ready did not answer within its bound')
+      assert.equal(readyAnswer.response.statusCode, 503)
+      assert.equal(readyAnswer.response.body, '{"status":"error","database":"unreachable"}')
+      // The process itself answers: nothing for a liveness probe to restart.
+      assert.ok(liveAnswer.response !== undefined, '/health/live did not answer')
+      assert.equal(liveAnswer.response.statusCode, 200)
+      assert.equal(liveAnswer.response.body, '{"status":"ok"}')
       assertInternalError(await login, 'Internal server error', 'login')
     } finally {
       server.thaw()
@@ -119,6 +131,7 @@ describe('PostgreSQL frozen (SIGSTOP of the whole cluster)', () => {
 
     // Recovery without a restart: the stale connections finish (or are replaced) and requests succeed.
     await waitFor('/health answers 200 again', async () => (await app.inject({ url: '/health' })).statusCode === 200, 15_000)
+    assert.equal((await app.inject({ url: '/health/ready' })).statusCode, 200)
     await waitFor('every route answers 200 again', async () => {
       for (const route of routes) if ((await app.inject({ url: route.url, headers })).statusCode !== 200) return false
       return true

@@ -14,7 +14,7 @@ import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
  * the Redis-down policy of docs/reliability.md): protected requests and logins are answered within
  * the command timeout (1 s) plus a margin, limited by in-process counters with the limits
  * divided by REDIS_FALLBACK_DIVISOR (2) — never unlimited, never a 500 —, /health says 503 with
- * `redis: unreachable`, each switch is logged once, and everything returns to Redis when it answers
+ * `redis: unreachable` while /health/ready (the balancer's probe) stays 200, each switch is logged once, and everything returns to Redis when it answers
  * again, without a restart. Before: requests and logins waited as long as Redis was frozen and
  * /health said 200; with Redis stopped, logins answered 500.
  */
@@ -71,12 +71,14 @@ for (const dialect of DIALECTS) {
 
     async function assertServedLocally (t: { diagnostic: (message: string) => void }, label: string): Promise<void> {
       await awaitRoomInMinute()
-      const [me, wrong, health] = await Promise.all([
+      const [me, wrong, health, ready, live] = await Promise.all([
         timed(app.inject({ url: '/me', headers })),
         timed(login(await createPartner(test.store, { brandIds: [1] }), WRONG_SECRET)),
         timed(app.inject({ url: '/health' })),
+        timed(app.inject({ url: '/health/ready' })),
+        timed(app.inject({ url: '/health/live' })),
       ])
-      t.diagnostic(`${label}: /me ${me.ms} ms, wrong login ${wrong.ms} ms, /health ${health.ms} ms`)
+      t.diagnostic(`${label}: /me ${me.ms} ms, wrong login ${wrong.ms} ms, /health ${health.ms} ms, /health/ready ${ready.ms} ms, /health/live ${live.ms} ms`)
       assert.equal(me.response.statusCode, 200, me.response.body)
       // The limit in force, halved, is what the headers say.
       assert.equal(me.response.headers['x-ratelimit-limit-minutely'], String(LIMIT_PER_MINUTE / 2))
@@ -84,6 +86,11 @@ for (const dialect of DIALECTS) {
       assert.equal(wrong.response.json().error_code, 'INVALID_CREDENTIALS')
       assert.equal(health.response.statusCode, 503)
       assert.deepEqual(health.response.json(), { status: 'error', version: health.response.json().version, database: 'ok', redis: 'unreachable', uptime_s: health.response.json().uptime_s })
+      // The balancer's probe keeps the instance in rotation: it serves partners without Redis.
+      assert.equal(ready.response.statusCode, 200)
+      assert.equal(ready.response.body, '{"status":"ok","database":"ok"}')
+      assert.equal(live.response.statusCode, 200)
+      assert.equal(live.response.body, '{"status":"ok"}')
       // Once switched, requests no longer wait for Redis at all: any that asked it would take the
       // whole command timeout (the fastest of five, so a busy machine cannot fake a wait).
       const next = []

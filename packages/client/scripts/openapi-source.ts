@@ -2,7 +2,7 @@ import openapiTS, { astToString } from 'openapi-typescript'
 import { loadConfig } from '../../../src/config/load.js'
 import { buildApp } from '../../../src/http/app.js'
 import { createServices } from '../../../src/services/index.js'
-import { MemoryCounterStore } from '../../../src/storage/counters/counter-store.js'
+import { MemoryCounterStore } from '../../../src/storage/counters/memory-counter-store.js'
 import { createStore } from '../../../src/storage/db.js'
 
 /**

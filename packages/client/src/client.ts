@@ -2,7 +2,11 @@ import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.
 import { baseUrlProblem, printableBaseUrl } from './base-url.js'
 import { errorFromResponse, NetworkError, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, ServiceUnavailableError, type PartnerAnalyticsError } from './errors.js'
 import { describeNetworkFailure } from './network-cause.js'
-import type { AnalyticsQuery, Brand, DailyEntry, DailyReport, HealthResponse, MeQuery, MeResponse, Post, PostsQuery, PostsResponse, ReportOf, TokenResponse } from './types.js'
+import type {
+  AccountStatus, AnalyticsQuery, Brand, ChangesPage, ChangesQuery, CreateWebhookBody, DailyEntry, DailyReport, DataStatusPage, DataStatusQuery,
+  HealthResponse, MeQuery, MeResponse, MetricCatalog, Post, PostsQuery, PostsResponse, ReportOf, TokenResponse,
+  UpdateWebhookBody, Webhook, WebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookWithSecret,
+} from './types.js'
 
 export interface ClientOptions {
   /** e.g. https://api.example.com, or https://gateway.example.com/partner-analytics behind a gateway. */
@@ -35,6 +39,9 @@ export interface ClientOptions {
 type QueryValue = string | number | boolean | readonly (string | number)[] | undefined
 
 const defaultSleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+/** How long changePages({ follow: true }) waits, once caught up, before asking again. */
+export const DEFAULT_POLL_INTERVAL_MS = 30_000
 
 /** Default of ClientOptions.timeoutMs. */
 export const DEFAULT_TIMEOUT_MS = 60_000
@@ -97,6 +104,26 @@ export class PartnerAnalyticsClient {
     return await this.authorized<PostsResponse>('/posts', { ...query })
   }
 
+  /** GET /data-status: one page of accounts with their coverage, last sync and missing days. */
+  async dataStatus (query: DataStatusQuery = {}): Promise<DataStatusPage> {
+    return await this.authorized<DataStatusPage>('/data-status', { ...query })
+  }
+
+  /** Every account's status for the query, following next_cursor (brand, platform, account order). */
+  async * accountStatuses (query: Omit<DataStatusQuery, 'cursor'> = {}): AsyncGenerator<AccountStatus> {
+    let cursor: string | undefined
+    do {
+      const page = await this.dataStatus({ ...query, cursor })
+      yield * page.data
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+
+  /** GET /catalog/metrics: every metric the reports carry (public: sent without the token). */
+  async metricCatalog (): Promise<MetricCatalog> {
+    return await this.send<MetricCatalog>('GET', '/catalog/metrics', {})
+  }
+
   /** Every accessible brand, following /me's next_cursor. */
   async * brands (options: { pageSize?: number } = {}): AsyncGenerator<Brand> {
     let cursor: string | undefined
@@ -137,20 +164,110 @@ export class PartnerAnalyticsClient {
     for await (const page of this.postPages(query)) yield * page.data
   }
 
-  /** A protected GET: logs in when needed; on TOKEN_EXPIRED logs in again once and retries once. */
-  private async authorized<T> (path: string, query: Record<string, QueryValue>): Promise<T> {
+  /**
+   * GET /changes: one page of the change feed. Pass the `next_cursor` you stored as `cursor`, or
+   * `start: 'latest'` to get a cursor at the head. Throws CursorExpiredError (410) when the cursor
+   * is older than the server's retention.
+   */
+  async changes (query: ChangesQuery = {}): Promise<ChangesPage> {
+    return await this.authorized<ChangesPage>('/changes', { ...query })
+  }
+
+  /**
+   * The change feed page after page, from `query.cursor` (or `query.start`, or the oldest event
+   * the server keeps), each page with the `next_cursor` that continues after it. It stores
+   * nothing: apply a page's events, then store its `next_cursor` yourself — a crash in between
+   * reads those events again (at-least-once). Ends with the first page that has `has_more: false`
+   * (caught up); with `follow`, waits `pollIntervalMs` (default 30 s) instead and asks again,
+   * until you break out of the loop or the client's `signal` aborts.
+   */
+  async * changePages (query: ChangesQuery = {}, options: { follow?: boolean, pollIntervalMs?: number } = {}): AsyncGenerator<ChangesPage> {
+    let next: ChangesQuery = query
+    for (;;) {
+      const page = await this.changes(next)
+      yield page
+      // Later pages continue from the cursor alone (start only says where the first one begins).
+      next = { ...query, start: undefined, cursor: page.next_cursor }
+      if (page.has_more) continue
+      if (options.follow !== true) return
+      await this.pause(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS)
+    }
+  }
+
+  /** Waits between polls; the client's signal ends the wait at once (rejecting with its reason). */
+  private async pause (ms: number): Promise<void> {
+    const signal = this.options.signal
+    signal?.throwIfAborted()
+    if (this.options.sleep !== undefined || signal === undefined) return await this.sleep(ms)
+    // Plain timers (the dashboard runs this client in the browser); rejected with the signal's reason, as requests are.
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        clearTimeout(timer)
+        reject(signal.reason)
+      }
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      }, ms)
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  /** GET /webhooks: your webhook endpoints (docs/webhooks.md). */
+  async listWebhooks (): Promise<WebhookList> {
+    return await this.authorized<WebhookList>('/webhooks', {})
+  }
+
+  /** POST /webhooks: the answer holds the signing secret, shown only here. */
+  async createWebhook (body: CreateWebhookBody): Promise<WebhookWithSecret> {
+    return await this.authorized<WebhookWithSecret>('/webhooks', {}, 'POST', body)
+  }
+
+  async getWebhook (id: string): Promise<Webhook> {
+    return await this.authorized<Webhook>(`/webhooks/${encodeURIComponent(id)}`, {})
+  }
+
+  async updateWebhook (id: string, body: UpdateWebhookBody): Promise<Webhook> {
+    return await this.authorized<Webhook>(`/webhooks/${encodeURIComponent(id)}`, {}, 'PATCH', body)
+  }
+
+  async deleteWebhook (id: string): Promise<void> {
+    await this.authorized<undefined>(`/webhooks/${encodeURIComponent(id)}`, {}, 'DELETE')
+  }
+
+  /** A new signing secret (shown only here); the previous one signs beside it for 24 hours. */
+  async rotateWebhookSecret (id: string): Promise<WebhookWithSecret> {
+    return await this.authorized<WebhookWithSecret>(`/webhooks/${encodeURIComponent(id)}/rotate-secret`, {}, 'POST')
+  }
+
+  /** Queues a webhook.test event for the endpoint now. */
+  async testWebhook (id: string): Promise<WebhookDelivery> {
+    return await this.authorized<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/test`, {}, 'POST')
+  }
+
+  /** One page of the delivery log, newest first. */
+  async webhookDeliveries (id: string, query: WebhookDeliveriesQuery = {}): Promise<WebhookDeliveryPage> {
+    return await this.authorized<WebhookDeliveryPage>(`/webhooks/${encodeURIComponent(id)}/deliveries`, query)
+  }
+
+  async redeliverWebhookDelivery (id: string, deliveryId: string): Promise<WebhookDelivery> {
+    return await this.authorized<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`, {}, 'POST')
+  }
+
+  /** A protected call: logs in when needed; on TOKEN_EXPIRED logs in again once and retries once. */
+  private async authorized<T> (path: string, query: Record<string, QueryValue>, method: 'GET' | 'POST' | 'PATCH' | 'DELETE' = 'GET', body?: unknown): Promise<T> {
     if (this.token === undefined) await this.login()
     try {
-      return await this.send<T>('GET', path, query, undefined, this.token)
+      return await this.send<T>(method, path, query, body, this.token)
     } catch (error) {
       if (!(error instanceof TokenExpiredError)) throw error
       await this.login()
-      return await this.send<T>('GET', path, query, undefined, this.token)
+      return await this.send<T>(method, path, query, body, this.token)
     }
   }
 
   /** One call with the backoff loop for TOO_MANY_ATTEMPTS, 429 and 503 SERVICE_UNAVAILABLE; other errors are thrown at once. */
-  private async send<T> (method: 'GET' | 'POST', path: string, query: Record<string, QueryValue>, body?: unknown, token?: string): Promise<T> {
+  private async send<T> (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, query: Record<string, QueryValue>, body?: unknown, token?: string): Promise<T> {
     const url = this.url(path, query)
     for (let attempt = 1; ; attempt++) {
       const { response, payload } = await this.exchange(method, url, {
@@ -159,6 +276,8 @@ export class PartnerAnalyticsClient {
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
       }, body === undefined ? undefined : JSON.stringify(body))
       if (response.ok) {
+        // 204 No Content (DELETE): nothing to parse.
+        if (response.status === 204) return undefined as T
         if (payload === undefined) throw new ServerError(`${method} ${path}: the answer is not JSON`, response.status, `HTTP_${response.status}`, response.headers.get('x-request-id') ?? undefined, undefined)
         return payload as T
       }

@@ -45,12 +45,20 @@ export class ForbiddenError extends PartnerAnalyticsError {}
 export class NotFoundError extends PartnerAnalyticsError {}
 /** 400: account_id without exactly one platform (the body holds only `detail`). */
 export class BadRequestError extends PartnerAnalyticsError {}
+/** 409 CONFLICT: the request breaks a rule of the current state (e.g. an 11th webhook); the message says which. */
+export class ConflictError extends PartnerAnalyticsError {}
 /** 422 VALIDATION_ERROR, with one issue per offending parameter. */
 export class ValidationError extends PartnerAnalyticsError {
   constructor (message: string, status: number, errorCode: string, requestId: string | undefined, body: unknown, readonly issues: ValidationIssue[]) {
     super(message, status, errorCode, requestId, body)
   }
 }
+/**
+ * 410 CURSOR_EXPIRED: a change-feed cursor older than the server's retention (or pointing before
+ * events it has removed). Events were missed: resynchronise — read the data you keep again, then
+ * follow the feed from `start: 'latest'` (docs/client.md "Keeping a copy in sync").
+ */
+export class CursorExpiredError extends PartnerAnalyticsError {}
 /** 5xx, or an answer that is not the API's JSON. */
 export class ServerError extends PartnerAnalyticsError {}
 /**
@@ -108,7 +116,9 @@ export function errorFromResponse (status: number, body: unknown, headers: Heade
     case 'NOT_FOUND': return new NotFoundError(...args)
     case 'VALIDATION_ERROR': return new ValidationError(...args, issues)
     case 'BAD_REQUEST': return new BadRequestError(...args)
+    case 'CONFLICT': return new ConflictError(...args)
     case 'SERVICE_UNAVAILABLE': return new ServiceUnavailableError(...args, retryAfter)
+    case 'CURSOR_EXPIRED': return new CursorExpiredError(...args)
     default: return status === 429 ? new RateLimitError(...args, retryAfter) : new ServerError(...args)
   }
 }

@@ -1,5 +1,6 @@
-export { PartnerAnalyticsClient, DEFAULT_TIMEOUT_MS, type ClientOptions } from './client.js'
+export { PartnerAnalyticsClient, DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, type ClientOptions } from './client.js'
 export { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 export * from './errors.js'
 export type * from './types.js'
 export type { paths, components, operations } from './generated/openapi.js'
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders, type WebhookVerificationReason } from './webhooks.js'

@@ -22,6 +22,24 @@ export type AggEntry = Schemas['AggEntry']
 export type AnalyticsEntry = DailyEntry | MonthlyEntry | AggEntry
 export type PostsResponse = Schemas['PostsPage']
 export type Post = Schemas['Post']
+export type DataStatusPage = Schemas['DataStatusPage']
+export type AccountStatus = Schemas['AccountStatus']
+export type DateRange = Schemas['DateRange']
+export type MetricCounts = Schemas['MetricCounts']
+export type MetricCatalog = Schemas['MetricCatalog']
+export type MetricDescription = Schemas['MetricDescription']
+/** A page of the change feed (GET /changes): `next_cursor` is always there, to store. */
+export type ChangesPage = Schemas['ChangesPage']
+/** One change event; narrow on `type` to read its `data`. */
+export type ChangeEvent = Schemas['ChangeEvent']
+export type ChangeEventType = ChangeEvent['type']
+
+export type Webhook = Schemas['Webhook']
+export type WebhookWithSecret = Schemas['WebhookWithSecret']
+export type WebhookList = Schemas['WebhookList']
+export type WebhookDelivery = Schemas['Delivery']
+export type WebhookDeliveryAttempt = Schemas['DeliveryAttempt']
+export type WebhookDeliveryPage = Schemas['DeliveryPage']
 
 /** GET /me parameters. */
 export type MeQuery = QueryOf<paths['/me']['get']>
@@ -29,5 +47,15 @@ export type MeQuery = QueryOf<paths['/me']['get']>
 export type AnalyticsQuery = QueryOf<paths['/analytics/']['get']>
 /** GET /posts parameters. */
 export type PostsQuery = QueryOf<paths['/posts']['get']>
+/** GET /data-status parameters. */
+export type DataStatusQuery = QueryOf<paths['/data-status']['get']>
+/** GET /changes parameters (`type` and `brand_id` are arrays, sent comma-separated). */
+export type ChangesQuery = QueryOf<paths['/changes']['get']>
 /** The report a query's `type` selects. */
 export type ReportOf<Q extends AnalyticsQuery> = Q['type'] extends 'monthly' ? MonthlyReport : Q['type'] extends 'agg' ? AggReport : Q['type'] extends 'daily' ? DailyReport : AnalyticsResponse
+/** POST /webhooks body. */
+export type CreateWebhookBody = NonNullable<paths['/webhooks']['post']['requestBody']>['content']['application/json']
+/** PATCH /webhooks/{id} body. */
+export type UpdateWebhookBody = NonNullable<paths['/webhooks/{id}']['patch']['requestBody']>['content']['application/json']
+/** GET /webhooks/{id}/deliveries parameters. */
+export type WebhookDeliveriesQuery = QueryOf<paths['/webhooks/{id}/deliveries']['get']>

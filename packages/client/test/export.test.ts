@@ -203,6 +203,17 @@ for (const dialect of DIALECTS) {
       ].join('\r\n'))
     })
 
+    it('says "1 row" for an export of one row, and "1 row and the aggregates" for an agg of one entry', async () => {
+      // January of brand 1: one monthly entry.
+      const one = await exportWith(['analytics', '--type', 'monthly', '--since', SINCE, '--until', '2026-01-31', '--brand-id', '1', '--format', 'ndjson'])
+      assert.equal(one.code, 0, one.stderr)
+      assert.equal(one.stdout.trimEnd().split('\n').length, 1)
+      assert.equal(one.stderr, 'exported 1 row to standard output\n')
+      const agg = await exportWith(['analytics', '--type', 'agg', '--since', SINCE, '--until', UNTIL, '--brand-id', '1', '--format', 'ndjson'])
+      assert.equal(agg.code, 0, agg.stderr)
+      assert.equal(agg.stderr, 'exported 1 row and the aggregates (total, average) to standard output\n')
+    })
+
     it('writes an empty export as the format\'s empty file: nothing for CSV and NDJSON, [] for JSON', async () => {
       // A period with no data at all.
       const query = ['--since', '2020-01-01', '--until', '2020-01-31']

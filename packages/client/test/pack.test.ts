@@ -12,15 +12,18 @@ import { lockfileForTarball, type Lockfile } from './offline-install.js'
 import { startServer } from './server.js'
 
 /**
- * What a partner gets: `npm pack -w @partner-analytics/client` (which builds through `prepare`),
- * the tarball installed into a fresh project with no access to this repository's sources or
- * node_modules, the README's snippet type-checked against the installed .d.ts and run against a
- * real server, and the installed bin run. Installing is offline (offline-install.ts).
+ * What a partner gets: `npm pack -w @partner-analytics/client` (which builds through `prepack`),
+ * the tarball installed into a project made by `npm init -y` (CommonJS) with no access to this
+ * repository's sources or node_modules and no install script to review, the README's snippet
+ * type-checked against the installed .d.ts as CommonJS and as an ES module and run against a real
+ * server both ways and through tsx, and the installed bin run. Installing is offline
+ * (offline-install.ts).
  */
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 const CLIENT = join(REPO, 'packages', 'client')
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
+const TSX = join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs')
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
@@ -78,6 +81,8 @@ describe('the packed client, installed into a fresh project', { timeout: 300_000
   let work: string
   let project: string
   let packedFiles: string[]
+  let projectType: string | undefined
+  let installed: Run
   const snippet = readmeSnippet()
   const period = /since: '(\d{4}-\d{2}-\d{2})', until: '(\d{4}-\d{2}-\d{2})', platform: \['fb', 'ig'\]/.exec(snippet)
 
@@ -89,18 +94,24 @@ describe('the packed client, installed into a fresh project', { timeout: 300_000
     assert.ok(summary !== undefined)
     packedFiles = summary.files.map((file) => file.path).sort()
 
+    // A newcomer's project: what `npm init -y` makes (CommonJS), then the tarball installed the way
+    // the README says, offline (offline-install.ts: the lock pins what the repository tests).
     project = join(work, 'project')
     mkdirSync(project)
+    assertSucceeded(await run('npm', ['init', '-y'], { cwd: project }), 'npm init -y')
+    projectType = (JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { type?: string }).type
     const spec = `file:../${summary.filename}`
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'client-install-check', version: '0.0.0', private: true, type: 'module', dependencies: { '@partner-analytics/client': spec } }, null, 2))
     const rootLock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as Lockfile
     const registry = (await run('npm', ['config', 'get', 'registry'], { cwd: project })).stdout.trim()
     writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lockfileForTarball(rootLock, spec, registry), null, 2))
-    assertSucceeded(await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: project }), 'npm ci --offline of the tarball')
+    installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `../${summary.filename}`], { cwd: project })
+    assertSucceeded(installed, 'npm install --offline of the tarball')
 
+    // The snippet as CommonJS (the project's type) and as an ES module, compiled by a partner's strict
+    // TypeScript setup with only what the tarball brought (plus Node's types).
     writeFileSync(join(project, 'snippet.ts'), snippet)
-    // A partner's strict TypeScript setup, with only what the tarball brought (plus Node's types).
-    const compiled = await run(process.execPath, [TSC, 'snippet.ts', '--strict', '--module', 'nodenext', '--target', 'es2022',
+    writeFileSync(join(project, 'snippet.mts'), snippet)
+    const compiled = await run(process.execPath, [TSC, 'snippet.ts', 'snippet.mts', '--strict', '--module', 'nodenext', '--target', 'es2022',
       '--types', 'node', '--typeRoots', join(REPO, 'node_modules', '@types'), '--skipLibCheck', '--outDir', '.'], { cwd: project })
     assertSucceeded(compiled, 'tsc on the README snippet')
   })
@@ -108,6 +119,14 @@ describe('the packed client, installed into a fresh project', { timeout: 300_000
 
   it('holds dist (JS and .d.ts), the bin, README.md, openapi.json and package.json: no tests, sources, maps, scripts or tsconfig', () => {
     assert.deepEqual(packedFiles, expectedTarballFiles())
+  })
+
+  it('installs into a CommonJS project made by npm init -y, with no install script to review', () => {
+    assert.ok(projectType === 'commonjs' || projectType === undefined, `npm init -y wrote "type": ${String(projectType)}`)
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', '@partner-analytics', 'client', 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+    const installTime = Object.keys(manifest.scripts ?? {}).filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name))
+    assert.deepEqual(installTime, [], 'the published package.json has no install-time lifecycle script')
+    assert.doesNotMatch(installed.stdout + installed.stderr, /install.?scripts?/i)
   })
 
   it('ships the same snippet in its own README', () => {
@@ -133,11 +152,15 @@ describe('the packed client, installed into a fresh project', { timeout: 300_000
       const server = await startServer(dialect)
       try {
         const env = { PA_BASE_URL: server.baseUrl, PA_API_CLIENT_KEY: server.partner.clientKey, PA_API_SECRET_KEY: server.partner.secretKey }
-        const output = await run(process.execPath, ['snippet.js'], { cwd: project, env })
-        assertSucceeded(output, 'the README snippet')
         const expected = expectedSnippetOutput(server.dataset, period[1] as string, period[2] as string)
         assert.ok(expected.split('\n').length > 24, 'more than one page of daily entries')
-        assert.equal(output.stdout, expected)
+        // Compiled as CommonJS and as an ES module, and run by tsx in the CommonJS project as a newcomer does.
+        for (const [label, args] of [['compiled as CommonJS', ['snippet.js']], ['compiled as an ES module', ['snippet.mjs']], ['run by tsx', [TSX, 'snippet.ts']]] as const) {
+          const output = await run(process.execPath, [...args], { cwd: project, env })
+          assertSucceeded(output, `the README snippet ${label}`)
+          assert.equal(output.stdout, expected, label)
+          assert.equal(output.stderr, '', label)
+        }
 
         const exported = await run(join(project, 'node_modules', '.bin', 'partner-analytics-export'), ['analytics', '--type', 'agg', '--format', 'json', '--since', period[1] as string, '--until', period[2] as string], { cwd: project, env })
         assertSucceeded(exported, 'partner-analytics-export analytics --type agg')

@@ -4,7 +4,8 @@ import { DEMO_DEFAULTS, DEMO_LIMITS, resolveDemoOptions } from '../../services/d
 import { writeDemoNdjson } from '../../services/demo/ndjson.js'
 import { demoSource } from '../../services/demo/source.js'
 import { withServices } from '../context.js'
-import { countOf, describeRecordCounts } from '../counts.js'
+import { countOf } from '../../domain/plural.js'
+import { describeRecordCounts } from '../counts.js'
 import { printJson, say, type CliIo } from '../io.js'
 
 /** `demo`: deterministic synthetic data, imported into the configured database or written to NDJSON. */
@@ -71,7 +72,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
       // The JSON output names the moment of generation in the API's style.
       const { asOf, ...shown } = demo
       const started = performance.now()
-      const what = `seed ${demo.seed}, ${demo.brands} brands, ${demo.days} days to ${demo.until}`
+      const what = `seed ${demo.seed}, ${countOf(demo.brands, 'brand')}, ${countOf(demo.days, 'day')} to ${demo.until}`
 
       if (options.out !== undefined) {
         const written = await writeDemoNdjson(demo, options.out)
@@ -85,7 +86,7 @@ export function registerDemoCommand (program: Command, io: CliIo): void {
 
       const summary = await withServices(io, ({ services }) => services.imports.run([demoSource(demo)], {
         onError: (message) => say(io, message),
-        onProgress: io.stderr.isTTY === true ? (done) => { io.stderr.write(`\rimported: ${done} records`) } : undefined,
+        onProgress: io.stderr.isTTY === true ? (done) => { io.stderr.write(`\rimported: ${countOf(done, 'record')}`) } : undefined,
       }), { create: true })
       if (io.stderr.isTTY === true) io.stderr.write('\n')
       say(io, `Imported ${countOf(summary.records, 'record')} (${describeRecordCounts(summary.counts)}) in ${summary.seconds} s, ${summary.rowsPerSecond} records/s (${what}).`)

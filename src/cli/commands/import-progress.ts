@@ -16,7 +16,7 @@ export function createImportProgress (io: CliIo): ImportProgress {
   if (io.stderr.isTTY !== true) return { update: () => {}, stop: () => {} }
   const bar = new cliProgress.SingleBar({
     stream: io.stderr as NodeJS.WriteStream,
-    format: (_options, params) => `importing  ${params.value.toLocaleString('en-US')} records`,
+    format: (_options, params) => `importing  ${params.value.toLocaleString('en-US')} ${params.value === 1 ? 'record' : 'records'}`,
     hideCursor: true,
     clearOnComplete: true,
     fps: 10,

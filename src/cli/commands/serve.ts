@@ -1,16 +1,22 @@
+import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import type { Command } from 'commander'
 import type { FastifyInstance } from 'fastify'
-import { loadConfig, resolveJwtSecret } from '../../config/load.js'
+import { AggregatorRegistry, type Registry } from 'prom-client'
+import { ConfigError, loadConfig, parseWorkers, resolveJwtSecret } from '../../config/load.js'
 import type { ResolvedConfig } from '../../config/schema.js'
 import { buildApp } from '../../http/app.js'
+import { startMetricsServer, type MetricsServer } from '../../http/metrics/metrics-server.js'
 import { prepareDemoDatabase, type DemoAccess } from '../../services/demo/first-start.js'
-import { createServices } from '../../services/index.js'
+import { createServices, type Services } from '../../services/index.js'
+import { createMetricsRegistry } from '../../services/metrics/index.js'
 import { createCounterStore } from '../../storage/counters/index.js'
 import { createStore, type Store } from '../../storage/db.js'
 import { SERVING_DEADLINES } from '../../storage/deadlines.js'
 import { migrateToLatest } from '../../storage/migrate.js'
 import { requireAnswer } from '../../storage/open-store.js'
+import { attachReplicas } from '../../storage/replicas/replica-routing.js'
+import { startCluster } from '../cluster/primary.js'
 import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
 import { CommandError } from '../errors.js'
 import { EXIT, say, type CliIo } from '../io.js'
@@ -24,6 +30,8 @@ import { humanLogStream } from '../log-format.js'
  */
 export const SHUTDOWN_GRACE_MS = 10_000
 const CLOSE_RESERVE_MS = 1_000
+/** Attempts under way at a shutdown get this long to finish before they are cut (the worker then takes ≤ 2 s more). */
+const WEBHOOK_STOP_GRACE_MS = 5_000
 
 export interface RunningServer {
   app: FastifyInstance
@@ -37,10 +45,51 @@ export interface RunningServer {
 export function registerServeCommand (program: Command, io: CliIo): void {
   program.command('serve')
     .description('Migrate the database and serve the HTTP API (HOST, PORT; stops cleanly on SIGTERM/SIGINT)')
-    .action(async () => {
-      const server = await startServer(io)
-      await server.closed
+    .option('--workers <n>', 'worker processes on the one port: a number, or auto for one per core (default: WEB_CONCURRENCY, else 1)')
+    .action(async (options: { workers?: string }) => {
+      // A worker of `serve --workers N` runs this same command: it serves, its primary did the rest.
+      if (cluster.isWorker) {
+        await (await startServer(io, { worker: true })).closed
+        // The channel to the primary is all that keeps a stopped worker alive: let it go, and exit.
+        cluster.worker?.disconnect()
+        return
+      }
+      const workers = options.workers === undefined ? undefined : parseWorkers(options.workers, '--workers')
+      if (typeof workers === 'string') throw new CommandError('USAGE_ERROR', workers, EXIT.USAGE)
+      const config = resolveJwtSecret(loadConfig(io.env))
+      const count = workers ?? config.workers
+      if (count > 1) await runWorkers(io, config, count, options.workers === undefined ? `WEB_CONCURRENCY=${io.env.WEB_CONCURRENCY ?? ''}` : `--workers ${options.workers}`)
+      else await (await startServer(io)).closed
     })
+}
+
+/**
+ * `serve` with several workers: the primary checks that they can share their state, migrates
+ * (and seeds the demo) once, then forks them (src/cli/cluster/primary.ts) and, with METRICS_PORT,
+ * serves one scrape of the whole group, aggregated from the workers (prom-client's AggregatorRegistry).
+ */
+async function runWorkers (io: CliIo, config: ResolvedConfig, workers: number, source: string): Promise<void> {
+  if (config.redisUrl === undefined) {
+    throw new ConfigError([`${source} needs REDIS_URL: the workers must share rate limits and login lockouts (docs/operations.md "Workers"); set REDIS_URL or run one worker`])
+  }
+  if (config.database.kind === 'sqlite' && config.database.file === ':memory:') {
+    throw new ConfigError([`${source} needs a database the workers can share: an in-memory SQLite database lives in one process; use a file or PostgreSQL`])
+  }
+  const demo = await setUp(createStore(config.database), config, io)
+  const aggregator = config.metrics.port === undefined ? undefined : new AggregatorRegistry()
+  const running = await startCluster(io, { config, workers, graceMs: SHUTDOWN_GRACE_MS })
+  let metrics: MetricsServer | undefined
+  if (aggregator !== undefined && config.metrics.port !== undefined) {
+    metrics = await listenForMetrics(config, async () => {
+      const { alive, replaced } = running.stats()
+      const own = `# HELP pa_workers Worker processes alive\n# TYPE pa_workers gauge\npa_workers ${alive}\n# HELP pa_worker_restarts_total Workers replaced after dying\n# TYPE pa_worker_restarts_total counter\npa_worker_restarts_total ${replaced}\n`
+      return { contentType: aggregator.contentType, body: (await aggregator.clusterMetrics()) + own }
+    })
+    running.log.info({ url: `${metrics.url}/metrics` }, 'metrics listening')
+  }
+  if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, running.port), demo)
+  await running.closed
+  await metrics?.close()
 }
 
 /**
@@ -48,33 +97,58 @@ export function registerServeCommand (program: Command, io: CliIo): void {
  * default database) → services → app → listen, then a graceful stop on SIGTERM/SIGINT: the server
  * stops accepting, in-flight requests finish, the connections close.
  */
-export async function startServer (io: CliIo): Promise<RunningServer> {
+export async function startServer (io: CliIo, options: { worker?: boolean } = {}): Promise<RunningServer> {
+  const worker = options.worker === true
   const config = resolveJwtSecret(loadConfig(io.env))
   let demo: DemoAccess | undefined
   // Requests are answered from a store whose every wait is bounded (src/storage/deadlines.ts);
   // migrations and demo data may run long, so they run first on a store of their own without
   // those deadlines (except for an in-memory SQLite database, which only one connection can see).
+  // A worker's primary has done both before forking it.
   const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:'
-  if (!inMemory) demo = await setUp(createStore(config.database), config, io)
+  if (!inMemory && !worker) demo = await setUp(createStore(config.database), config, io)
   const store = createStore(config.database, { deadlines: SERVING_DEADLINES })
   const counters = createCounterStore(config)
+  const registry = config.metrics.port === undefined ? undefined : createMetricsRegistry()
   let app: FastifyInstance
+  let services: Services
+  let metrics: MetricsServer | undefined
   try {
     if (inMemory) demo = await setUp(store, config, io, { keepOpen: true })
     // A person at a terminal reads pino-pretty's lines; anything else (a pipe, a collector) gets JSON.
     const logStream = io.stdout.isTTY === true ? humanLogStream(io.stdout as NodeJS.WritableStream) : undefined
-    app = await buildApp(config, { services: createServices({ config, store, counters }), logStream })
+    services = createServices({ config, store, counters, ...(registry === undefined ? {} : { metrics: registry }) })
+    app = await buildApp(config, { services, logStream })
+    if (store.dialect === 'postgres' && config.database.kind === 'postgres') {
+      attachReplicas(store, config.database, { ...config.replicas, schema: config.database.schema, storeOptions: { deadlines: SERVING_DEADLINES } }, (event) => {
+        const fields = { replica: event.id, state: event.state, lag_ms: event.lagMs, ...(event.error === undefined ? {} : { err: event.error }) }
+        if (event.state === 'ok') app.log.info(fields, 'read replica in use')
+        else app.log.warn(fields, 'read replica skipped: reads it would serve go to the primary')
+      })
+    }
+    if (registry !== undefined) metrics = await serveMetrics(app, registry, config, worker)
   } catch (error) {
     await counters.close()
     await store.destroy()
     throw error
   }
+  // The webhook worker starts stopping as the close begins, beside the draining requests, and has
+  // stopped (within its own bound) before the store closes: its cut attempts give their leases back.
+  let workerStopped: Promise<void> = Promise.resolve()
+  app.addHook('preClose', async () => { workerStopped = app.services.webhooks.worker.stop(WEBHOOK_STOP_GRACE_MS) })
   app.addHook('onClose', async () => {
+    // The background work first: it uses the store closed below.
+    await services.changeRetention.stop()
+    await workerStopped
+    await metrics?.close()
     await counters.close()
     await store.destroy()
   })
+  // A worker whose primary is gone (killed) stops too, rather than serve on unsupervised.
+  if (worker) process.once('disconnect', () => { process.kill(process.pid, 'SIGTERM') })
 
   const url = await listenOrExplain(app, config.host, config.port)
+  startBackgroundWork(app, services)
   if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, (app.server.address() as AddressInfo).port), demo)
 
   let resolveClosed: () => void = () => {}
@@ -107,6 +181,45 @@ export async function startServer (io: CliIo): Promise<RunningServer> {
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)
   return { app, url, closed, close }
+}
+
+/**
+ * What runs beside the requests, once per instance, started once the server listens (never from a
+ * route): the change feed's purge and the webhook deliveries; stopped by the app's close above.
+ */
+function startBackgroundWork (app: FastifyInstance, services: Services): void {
+  services.webhooks.worker.start(app.log.child({ component: 'webhooks' }))
+  services.changeRetention.start({
+    onPurged: (run) => app.log.info({ deleted: run.deleted, batches: run.batches }, 'change feed: expired events purged'),
+    onError: (error) => app.log.error({ err: error }, 'change feed: purge failed; trying again at the next interval'),
+  })
+}
+
+/**
+ * One process: its own metrics listener. A worker: its registry answers the primary's requests
+ * instead (the primary serves the whole group's scrape).
+ */
+async function serveMetrics (app: FastifyInstance, registry: Registry, config: ResolvedConfig, worker: boolean): Promise<MetricsServer | undefined> {
+  if (worker) {
+    AggregatorRegistry.setRegistries([registry])
+    // Constructing one installs the worker's answer to the primary's requests.
+    // eslint-disable-next-line no-new -- see above
+    new AggregatorRegistry()
+    return undefined
+  }
+  const server = await listenForMetrics(config, async () => ({ contentType: registry.contentType, body: await registry.metrics() }))
+  app.log.info({ url: `${server.url}/metrics` }, 'metrics listening')
+  return server
+}
+
+/** The metrics listener, or one line naming METRICS_HOST and METRICS_PORT. */
+async function listenForMetrics (config: ResolvedConfig, render: Parameters<typeof startMetricsServer>[2]): Promise<MetricsServer> {
+  const { host, port = 0 } = config.metrics
+  try {
+    return await startMetricsServer(host, port, render)
+  } catch (error) {
+    throw new CommandError('LISTEN_FAILED', `cannot serve metrics on ${host}:${port} (METRICS_HOST=${host}, METRICS_PORT=${port}): ${(error as Error).message}`, EXIT.FAILURE)
+  }
 }
 
 /** Migrations, then the demo data on the embedded default database; closes the store unless told. */

@@ -37,10 +37,30 @@ function isDataAnswer (request: FastifyRequest, reply: FastifyReply): boolean {
     request.routeOptions.config?.access?.auth === 'bearer'
 }
 
+/** A body whose ETag its route already knows (a kept answer: src/http/routes/analytics/get-analytics.ts). */
+export interface TaggedBody {
+  body: string
+  etag: string
+}
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Set by a route that sends `body` and knows its ETag: the hook does not hash it again. */
+    taggedBody: TaggedBody | null
+  }
+}
+
+/** The body with its ETag, for a route to keep and send again (see `taggedBody`). */
+export function taggedBody (body: string): TaggedBody {
+  return { body, etag: weakEtag(body) }
+}
+
 export const conditionalGetPlugin = fp(async function conditionalGet (app: FastifyInstance) {
+  app.decorateReply('taggedBody', null)
   app.addHook('onSend', async (request, reply, payload) => {
     if (!isDataAnswer(request, reply) || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload
-    const etag = weakEtag(payload)
+    const known = reply.taggedBody
+    const etag = known !== null && known.body === payload ? known.etag : weakEtag(payload)
     reply.header('etag', etag)
     reply.header('cache-control', DATA_CACHE_CONTROL)
     if (!noneMatch(request.headers['if-none-match'], etag)) return payload

@@ -1,7 +1,8 @@
 import type { RouteAccess } from '../route-access.js'
 import { COMPONENT_MARKER } from '../schemas/components.js'
-import { LOGIN_ERROR_EXAMPLES, PROTECTED_ERROR_EXAMPLES, SUCCESS_EXAMPLES } from './openapi-examples.js'
+import { LOGIN_ERROR_EXAMPLES, OPERATION_ERROR_EXAMPLES, PROTECTED_ERROR_EXAMPLES, SUCCESS_EXAMPLES } from './openapi-examples.js'
 import { ACCESS_EXTENSION } from './openapi-transform.js'
+import { webhooksSection } from './openapi-webhooks.js'
 
 /**
  * The parts every operation shares, added once to the document @fastify/swagger built from the
@@ -51,10 +52,15 @@ export const SHARED_HEADERS: Record<string, unknown> = {
 
 const STATUS_DESCRIPTIONS: Record<string, string> = {
   200: 'Success',
+  201: 'Created',
+  202: 'Accepted: queued for delivery',
+  204: 'Deleted',
+  409: 'CONFLICT: the request breaks a rule of the current state (the detail says which)',
   400: '`account_id` given without exactly one platform (body holds only `detail`)',
   401: 'Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED',
   403: 'FORBIDDEN (a brand the user cannot access) or USER_DISABLED',
   404: 'NOT_FOUND: an account_id not on that platform in an accessible brand',
+  410: 'CURSOR_EXPIRED: the cursor is older than the change feed\'s retention; resynchronise, then follow from start=latest',
   422: 'VALIDATION_ERROR: one item per offending parameter',
   429: 'RATE_LIMIT_EXCEEDED: wait Retry-After seconds',
   500: 'INTERNAL_SERVER_ERROR',
@@ -65,12 +71,24 @@ const LOGIN_DESCRIPTIONS: Record<string, string> = {
   200: 'A bearer token',
   401: 'INVALID_CREDENTIALS (wrong or malformed key pair) or TOO_MANY_ATTEMPTS (locked out; Retry-After says how long)',
   403: 'USER_DISABLED',
+  429: 'RATE_LIMIT_EXCEEDED: the per-IP limit, or too many logins for this key or address still being checked; wait Retry-After seconds',
 }
 
 /** Statuses that mean something else on one operation. */
+const WEBHOOK_NOT_FOUND = 'NOT_FOUND: you have no webhook with this id'
 const OPERATION_DESCRIPTIONS: Record<string, Record<string, string>> = {
   login: LOGIN_DESCRIPTIONS,
-  getHealth: { 503: 'The database cannot answer' },
+  getHealth: { 200: 'Every dependency answers', 503: 'The database or Redis does not answer (the member says which)' },
+  getHealthLive: { 200: 'The process answers' },
+  getHealthReady: { 200: 'The database answers: send traffic', 503: 'The database does not answer within 1 second: take the instance out of rotation' },
+  createWebhook: { 201: 'The webhook, with its signing secret (shown only here)', 409: 'CONFLICT: you already have the most webhooks allowed (10)', 422: 'VALIDATION_ERROR, also for a URL refused by the target rules (the issue names the rule: https_required, private_address, unresolvable, credentials_not_allowed, invalid_url)' },
+  getWebhook: { 404: WEBHOOK_NOT_FOUND },
+  updateWebhook: { 404: WEBHOOK_NOT_FOUND, 409: 'CONFLICT: enabling a webhook the operator disabled' },
+  deleteWebhook: { 404: WEBHOOK_NOT_FOUND },
+  rotateWebhookSecret: { 200: 'The webhook, with its new signing secret (shown only here)', 404: WEBHOOK_NOT_FOUND },
+  testWebhook: { 202: 'The test delivery, queued now', 404: WEBHOOK_NOT_FOUND, 409: 'CONFLICT: the webhook is disabled' },
+  listWebhookDeliveries: { 404: WEBHOOK_NOT_FOUND },
+  redeliverWebhookDelivery: { 202: 'The delivery, queued again', 404: 'NOT_FOUND: no such webhook of yours, or no such delivery of it', 409: 'CONFLICT: the webhook is disabled, or an attempt of this delivery is under way' },
 }
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
@@ -80,11 +98,13 @@ export function completeDocument (document: OpenApiDocument): OpenApiDocument {
   const schemas: Record<string, unknown> = { ...components.schemas }
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
-      completeOperation(operation, `${method.toUpperCase()} ${path}`, schemas)
+      completeOperation(operation, `${method.toUpperCase()} ${path}`, schemas, method.toUpperCase())
     }
   }
+  const webhooks = webhooksSection((schema) => shareComponents(schema, schemas))
   return {
     ...document,
+    webhooks,
     components: {
       ...components,
       schemas,
@@ -96,7 +116,7 @@ export function completeDocument (document: OpenApiDocument): OpenApiDocument {
   }
 }
 
-function completeOperation (operation: Operation, name: string, schemas: Record<string, unknown>): void {
+function completeOperation (operation: Operation, name: string, schemas: Record<string, unknown>, method: string): void {
   const id = operation.operationId
   if (id === undefined) throw new Error(`OpenAPI: ${name} has no operationId`)
   const access = operation[ACCESS_EXTENSION] ?? PUBLIC
@@ -114,11 +134,11 @@ function completeOperation (operation: Operation, name: string, schemas: Record<
 
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     response.description = OPERATION_DESCRIPTIONS[id]?.[status] ?? STATUS_DESCRIPTIONS[status] ?? response.description
-    response.headers = responseHeaders(access, status)
+    response.headers = responseHeaders(access, status, method)
     const media = response.content?.['application/json']
     if (media === undefined) continue
     media.schema = shareComponents(media.schema, schemas)
-    const examples = status === '200' ? exampleOf(SUCCESS_EXAMPLES[id]) : errorExamples[status]
+    const examples = Number(status) < 300 ? exampleOf(SUCCESS_EXAMPLES[id]) : OPERATION_ERROR_EXAMPLES[id]?.[status] ?? errorExamples[status]
     if (examples !== undefined) media.examples = examples
   }
 }
@@ -127,14 +147,14 @@ function exampleOf (example: unknown): Record<string, unknown> | undefined {
   return example === undefined ? undefined : { default: example }
 }
 
-function responseHeaders (access: RouteAccess, status: string): Record<string, unknown> {
+function responseHeaders (access: RouteAccess, status: string, method: string): Record<string, unknown> {
   const names = ['X-Request-Id']
   // The per-user limit counts only authenticated requests, so a bearer route's 401 (answered by
   // the auth hook, before the limiter) carries no rate-limit headers; login's per-IP limit runs first.
   const counted = access.rateLimit !== 'none' && !(status === '401' && access.auth === 'bearer')
   if (counted) names.push(...Object.keys(RATE_LIMIT_HEADERS), 'X-Usage-Total', 'X-Usage-Period')
   // Data answers can be revalidated (src/http/plugins/conditional-get.ts).
-  if (status === '200' && access.auth === 'bearer') names.push('ETag', 'Cache-Control')
+  if (status === '200' && access.auth === 'bearer' && (method === 'GET' || method === 'HEAD')) names.push('ETag', 'Cache-Control')
   if (status === '429' || (status === '503' && access.auth === 'bearer')) names.push('Retry-After')
   if (status === '401') names.push('WWW-Authenticate')
   // Login's 401 TOO_MANY_ATTEMPTS also says how long the lockout lasts.
@@ -147,7 +167,8 @@ function responseHeaders (access: RouteAccess, status: string): Record<string, u
 
 /**
  * Every schema marked with `component()` (src/http/schemas/components.ts), at any depth, becomes
- * one entry of components.schemas and is replaced by a $ref to it.
+ * one entry of components.schemas and is replaced by a $ref to it; a name given to two different
+ * schemas is refused.
  */
 function shareComponents (schema: unknown, schemas: Record<string, unknown>): unknown {
   if (Array.isArray(schema)) return schema.map((item) => shareComponents(item, schemas))
@@ -155,6 +176,10 @@ function shareComponents (schema: unknown, schemas: Record<string, unknown>): un
   const { [COMPONENT_MARKER]: name, ...rest } = schema as Record<string, unknown>
   const shared = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, shareComponents(value, schemas)]))
   if (typeof name !== 'string') return shared
-  schemas[name] ??= shared
+  // One name, one shape: two different schemas under one name would leave the document
+  // describing one of them wherever either appears (the first registered would win).
+  const existing = schemas[name]
+  if (existing === undefined) schemas[name] = shared
+  else if (JSON.stringify(existing) !== JSON.stringify(shared)) throw new Error(`OpenAPI: two different schemas are named ${name}; give one another name or share one schema`)
   return ref('schemas', name)
 }

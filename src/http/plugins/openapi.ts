@@ -30,6 +30,7 @@ export const openApiPlugin = fp(async function openApi (app: FastifyInstance) {
         { name: 'partners', description: 'The authenticated user and their brands' },
         { name: 'analytics', description: 'Daily, monthly and aggregated metrics across nine platforms' },
         { name: 'posts', description: 'Unified posts from every platform' },
+        { name: 'webhooks', description: 'Signed pushes of the change feed\'s events to your endpoints, with a delivery log' },
         { name: 'system', description: 'Monitoring' },
       ],
     },

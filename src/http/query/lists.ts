@@ -1,3 +1,4 @@
+import { CHANGE_EVENT_TYPES, type ChangeEventType } from '../../domain/changes.js'
 import { resolvePlatform, sortPlatforms, type PlatformCode } from '../../domain/platforms.js'
 import { POST_TYPES, resolvePostType, type PostType } from '../../domain/post-types.js'
 
@@ -22,4 +23,11 @@ export function postTypes (spellings: readonly string[] | undefined): PostType[]
   if (spellings === undefined) return undefined
   const found = new Set(spellings.map((spelling) => resolvePostType(spelling) as PostType))
   return POST_TYPES.filter((type) => found.has(type))
+}
+
+/** Change event types in the documented order (the coercion already collapsed duplicates). */
+export function changeEventTypes (types: readonly string[] | undefined): ChangeEventType[] | undefined {
+  if (types === undefined) return undefined
+  const found = new Set(types)
+  return CHANGE_EVENT_TYPES.filter((type) => found.has(type))
 }

@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { getAnalyticsRoute } from './analytics/get-analytics.js'
 import { loginRoute } from './auth/login.js'
+import { getMetricCatalogRoute } from './catalog/get-metrics.js'
+import { listChangesRoute } from './changes/list-changes.js'
 import { dashboardRoutes } from './dashboard/index.js'
+import { getDataStatusRoute } from './data-status/get-data-status.js'
 import { docsRoutes } from './docs/index.js'
 import { getMeRoute } from './me/get-me.js'
 import { getPostsRoute } from './posts/get-posts.js'
 import { healthRoute } from './system/health.js'
+import { webhookDeliveryRoutes } from './webhooks/deliveries.js'
+import { webhookEndpointRoutes } from './webhooks/endpoints.js'
 
 /**
  * Every route of the service, in one list. Each route declares its own access (bearer + per-user
@@ -19,4 +24,9 @@ export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(getMeRoute)
   await app.register(getAnalyticsRoute)
   await app.register(getPostsRoute)
+  await app.register(getDataStatusRoute)
+  await app.register(getMetricCatalogRoute)
+  await app.register(listChangesRoute)
+  await app.register(webhookEndpointRoutes)
+  await app.register(webhookDeliveryRoutes)
 }

@@ -1,8 +1,10 @@
 import { Type, type Static, type TInteger, type TOptional } from '@sinclair/typebox'
 import { REPORT_TYPES } from '../../domain/analytics.js'
+import { REPORTED_METRICS } from '../../domain/metric-catalog.js'
 import { PLATFORM_METRICS, PLATFORM_METRIC_NAMES, type PlatformMetric } from '../../domain/metrics.js'
 import { MAX_PERIOD_DAYS } from '../../domain/period.js'
 import { component } from './components.js'
+import { DateMember } from './formats.js'
 import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, StringEnum } from './params.schemas.js'
 
 /**
@@ -11,15 +13,30 @@ import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, Stri
  * every entry of a report carries are required; the rest depend on the query (docs/api-reference.md "GET /analytics/").
  */
 
-export const AnalyticsQuery = Type.Object({
-  type: StringEnum(REPORT_TYPES, { default: 'daily', description: 'daily (default), monthly or agg; case-sensitive' }),
+/**
+ * The period and scope parameters, shared by every route that reads a period of the brands or
+ * accounts in scope (/analytics/, /data-status): the same rules, defaults and limits.
+ */
+export const PeriodScopeParams = {
   since: Type.Optional(DateParam('Start of the period, inclusive; default until (or today, if earlier) minus 7 days')),
   until: Type.Optional(DateParam(`End of the period, inclusive; default today (UTC). At most ${MAX_PERIOD_DAYS} days from since, inclusive`)),
   brand_id: Type.Optional(IdListParam('Brands to report on; default every accessible brand')),
   account_id: Type.Optional(IdListParam('Accounts to report on, on the one platform given')),
   platform: Type.Optional(PlatformListParam),
+}
+
+/** What `include` may add to a report: a comma list, so that more can come. */
+export const INCLUDE_VALUES = ['status'] as const
+
+export const AnalyticsQuery = Type.Object({
+  type: StringEnum(REPORT_TYPES, { title: 'report type', default: 'daily', description: 'daily (default), monthly or agg; case-sensitive' }),
+  ...PeriodScopeParams,
   split_by_platform: FlagParam('Group by platform only, summed across every brand in scope'),
   cursor: Type.Optional(CursorParam('type=daily only: next_cursor of the previous page of this same query')),
+  include: Type.Optional(Type.Array(StringEnum(INCLUDE_VALUES, { title: 'include', description: `use ${INCLUDE_VALUES.join(', ')}` }), {
+    description: 'Comma-separated extras for each entry, case-insensitive. `status`: how complete the entry\'s data is (accounts_expected, accounts_reported, metrics_reported, metrics_expected)',
+    examples: [['status']],
+  })),
 })
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>
 
@@ -53,13 +70,39 @@ function platformMetrics (report: 'daily' | 'monthly' | 'agg') {
     .map((metric) => [metric, optionalCount(`Platforms: ${PLATFORM_METRICS[metric].join(', ')}`)])) as Record<PlatformMetric, TOptional<TInteger>>
 }
 
+/** Counts per metric of the entry (the metrics accounts report, not the derived ones), in the entry's order. */
+export const MetricCounts = component('MetricCounts', Type.Object(Object.fromEntries(REPORTED_METRICS.map((metric) =>
+  [metric, Type.Optional(Type.Integer({ minimum: 0 }))])), {
+  description: 'include=status, one count per metric the entry carries (not the derived posts_per_day, engagement_rate, interaction_rate). ' +
+    'metrics_reported: how many of the reporting account-days (daily entries: accounts) reported the metric (not null); ' +
+    'metrics_expected: how many of them are on a platform that has the metric',
+}))
+
+/** include=status: appended to each entry, after its metrics (docs/api-reference.md "Completeness"). */
+function statusFields (report: 'daily' | 'monthly' | 'agg') {
+  const [expected, reported] = STATUS_TEXT[report]
+  return {
+    accounts_expected: Type.Optional(Type.Integer({ minimum: 0, description: `include=status: ${expected}` })),
+    accounts_reported: Type.Optional(Type.Integer({ minimum: 0, description: `include=status: ${reported}` })),
+    // MetricCounts is one shared component: what each count means is said there and in the reference.
+    metrics_reported: Type.Optional(MetricCounts),
+    metrics_expected: Type.Optional(MetricCounts),
+  }
+}
+
+const STATUS_TEXT = {
+  daily: ['accounts of the entry\'s group whose coverage (first to last day with data) includes the day', 'those of them with data that day'],
+  monthly: ['accounts of the entry\'s group whose coverage meets the month (its days inside the period)', 'those of them with data in it'],
+  agg: ['account-days: days of the period inside the coverage of each account of the entry\'s group, summed', 'account-days with data'],
+} as const
+
 const platformField = Type.Optional(Type.String({ description: 'Platform code, when platform was given or split_by_platform=true' }))
 const brandField = Type.Optional(Type.Integer({ description: 'When grouped by brand (no account_id, not split by platform)' }))
 const accountField = Type.Optional(Type.Integer({ description: 'When account_id was given (not split by platform)' }))
 const accountNameField = Type.Optional(Type.String({ description: 'With account_id' }))
 
 export const DailyEntry = component('DailyEntry', Type.Object({
-  date: Type.String({ description: 'YYYY-MM-DD' }),
+  date: DateMember('YYYY-MM-DD'),
   platform: platformField,
   brand_id: brandField,
   account_id: accountField,
@@ -67,6 +110,7 @@ export const DailyEntry = component('DailyEntry', Type.Object({
   revenue: reportedRevenue,
   ...coreMetrics('daily'),
   ...platformMetrics('daily'),
+  ...statusFields('daily'),
 }))
 
 export const MonthlyEntry = component('MonthlyEntry', Type.Object({
@@ -78,6 +122,7 @@ export const MonthlyEntry = component('MonthlyEntry', Type.Object({
   revenue: reportedRevenue,
   ...coreMetrics('monthly'),
   ...platformMetrics('monthly'),
+  ...statusFields('monthly'),
 }))
 
 const nullableText = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
@@ -93,6 +138,7 @@ export const AggEntry = component('AggEntry', Type.Object({
   revenue: aggRevenue,
   ...coreMetrics('agg'),
   ...platformMetrics('agg'),
+  ...statusFields('agg'),
 }))
 
 export const AggregateFigures = component('AggregateFigures', Type.Object({
@@ -107,8 +153,8 @@ export const AggregateFigures = component('AggregateFigures', Type.Object({
 
 /** The members every report envelope has, after `data` and `total`. */
 const envelopeTail = {
-  since: Type.String({ description: 'Start of the period, YYYY-MM-DD' }),
-  until: Type.String({ description: 'End of the period, YYYY-MM-DD' }),
+  since: DateMember('Start of the period, YYYY-MM-DD'),
+  until: DateMember('End of the period, YYYY-MM-DD'),
   platforms: Type.Union([Type.Array(Type.String()), Type.Literal('all')], { description: 'Requested platform codes in canonical order, or "all"' }),
   brand_ids: Type.Array(Type.Integer(), { description: 'Brands in scope, ascending' }),
   brand_id: Type.Optional(Type.Integer({ description: 'When exactly one brand_id was given' })),

@@ -5,6 +5,7 @@ import { ORDER_BY_VALUES, ORDER_VALUES, POSTS_DEFAULT_LIMIT, POSTS_MAX_LIMIT } f
 import { PLATFORM_METRICS } from '../../domain/metrics.js'
 import { PLATFORM_NAMES } from '../../domain/platforms.js'
 import { component } from './components.js'
+import { DateMember, TimestampMember } from './formats.js'
 import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, PostTypeListParam, StringEnum } from './params.schemas.js'
 
 /** GET /posts: the query, the post record and the page (docs/posts.md). */
@@ -44,7 +45,7 @@ export const Post = component('Post', Type.Object({
   account_id: Type.Integer(),
   account_name: Type.String(),
   brand_id: Type.Integer(),
-  created_time: Type.String({ description: 'UTC, whole seconds: 2026-11-21T10:30:00Z' }),
+  created_time: TimestampMember('UTC, whole seconds: 2026-11-21T10:30:00Z'),
   type: nullable(Type.String({ description: "The platform's own type as imported, e.g. REELS, video_inline" })),
   post_type: Type.String({ description: `Category: ${POST_TYPES.join(', ')}` }),
   ...Object.fromEntries(POST_TEXT_FIELDS.filter((field) => TEXT_DESCRIPTIONS[field] === undefined).map((field) => [field, nullable(Type.String())])),
@@ -64,8 +65,8 @@ export const Post = component('Post', Type.Object({
 export const PostsPage = component('PostsPage', Type.Object({
   data: Type.Array(Post),
   total: Type.Integer({ description: 'Records on this page' }),
-  since: Type.String(),
-  until: Type.String(),
+  since: DateMember('First day of the period, YYYY-MM-DD'),
+  until: DateMember('Last day of the period, YYYY-MM-DD'),
   platforms: Type.Union([Type.Array(Type.String()), Type.Literal('all')], { description: 'Requested platform codes in canonical order, or "all"' }),
   brand_ids: Type.Array(Type.Integer(), { description: 'Brands in scope, ascending' }),
   brand_id: Type.Optional(Type.Integer({ description: 'When exactly one brand_id was given' })),

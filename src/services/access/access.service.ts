@@ -7,14 +7,15 @@ import type { Database } from '../../storage/database.js'
 import type { Store } from '../../storage/db.js'
 import { findAccountsOnPlatform } from '../../storage/repositories/account-lookup.repository.js'
 import { listGrantedBrandIds } from '../../storage/repositories/users.repository.js'
-import { createAccessCache, type Clock } from '../access-cache.js'
+import { createAccessCache, type CacheStats, type Clock } from '../access-cache.js'
 
 /**
  * Turns the brand_id / account_id / platform parameters into the data a request may read
  * (docs/api-reference.md "GET /analytics/", its scope rules), deciding 400 → 403 → 404 in that order.
  * Shared by /analytics/ and /posts; parameters are validated (422) before this runs. Access is
- * the user's current grants, never the token's, read at most every ACCESS_CACHE_TTL_MS, so a grant
- * or revocation applies within that bound (docs/api-reference.md "Authentication").
+ * the user's current grants, never the token's, read at most every ACCESS_CACHE_TTL_MS, so a
+ * revocation applies within that bound (docs/api-reference.md "Authentication"); a grant applies
+ * at once to a request naming the brand, since a refusal is always decided on fresh grants.
  */
 
 export const ACCOUNT_NEEDS_ONE_PLATFORM_DETAIL = 'account_id requires exactly one platform to be specified'
@@ -24,11 +25,21 @@ export interface AccessService {
   resolveScope: (principal: Principal, request: ScopeRequest) => Promise<Scope>
 }
 
-export function createAccessService (deps: { store: Store, clock?: Clock }): AccessService {
+export function createAccessService (deps: { store: Store, clock?: Clock, stats?: CacheStats }): AccessService {
+  // The primary, never a replica: a revocation must apply within the contract's bound.
   const { db } = deps.store
-  const grantsOf = createAccessCache(async (userId) => await listGrantedBrandIds(db, userId), deps.clock)
+  const grantsOf = createAccessCache(async (userId) => await listGrantedBrandIds(db, userId), deps.clock, deps.stats)
   return {
-    resolveScope: async (principal, request) => await resolveScope(db, await grantsOf(principal.userId), request),
+    resolveScope: async (principal, request) => {
+      try {
+        return await resolveScope(db, await grantsOf(principal.userId), request)
+      } catch (error) {
+        // A refusal is never answered from the cache: a brand granted a moment ago (its
+        // access.granted already in the change feed) is read fresh before a 403 or 404.
+        if (!(error instanceof AppError) || (error.code !== 'FORBIDDEN' && error.code !== 'NOT_FOUND')) throw error
+        return await resolveScope(db, await grantsOf(principal.userId, { fresh: true }), request)
+      }
+    },
   }
 }
 

@@ -1,10 +1,13 @@
-import type { AnalyticsReport, AnalyticsRequest, Entry, GroupRow, Grouping } from '../../domain/analytics.js'
+import type { AnalyticsReport, AnalyticsRequest, Entry, EntryKey, EntryStatus, GroupRow, Grouping } from '../../domain/analytics.js'
 import type { Scope } from '../../domain/scope.js'
 import type { Store } from '../../storage/db.js'
-import { createReportReader } from '../../storage/queries/report-reader.js'
+import { dataVersionReader } from '../../storage/queries/data-version.js'
+import { createReportReader, type RenderedRow, type ReportReader } from '../../storage/queries/report-reader.js'
 import { findBrandNames } from '../../storage/repositories/account-lookup.repository.js'
 import { computeAggregates } from './aggregates.js'
 import { entryJson, toEntry, type EntryInput } from './entries.js'
+import { readEntryStatuses } from './entry-status.js'
+import { createReportCache, type ReportCache } from './report-cache.js'
 
 /**
  * GET /analytics/ below HTTP: given a validated request and its resolved scope, run the one
@@ -21,43 +24,98 @@ export function groupingOf (request: AnalyticsRequest, scope: Scope): Omit<Group
   return { by: scope.kind === 'accounts' ? 'account' : 'brand', byPlatform: request.platforms !== undefined }
 }
 
-export function createAnalyticsService (deps: { store: Store }): AnalyticsService {
-  const { store } = deps
-  const reader = createReportReader(store)
+export function createAnalyticsService (deps: { store: Store, cache?: ReportCache }): AnalyticsService {
+  // One reader per store a report is read from: the primary, and each read replica (store.reads).
+  const readers = new Map<Store, ReportReader>()
+  const readerOf = (store: Store): ReportReader => {
+    let reader = readers.get(store)
+    if (reader === undefined) {
+      reader = createReportReader(store)
+      readers.set(store, reader)
+    }
+    return reader
+  }
 
-  async function entriesOf (rows: GroupRow[], request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>): Promise<Entry[]> {
+  async function entriesOf (store: Store, rows: GroupRow[], request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>): Promise<Entry[]> {
     const needsBrandNames = request.type === 'agg' && grouping.by === 'brand'
-    const brandNames = needsBrandNames ? await findBrandNames(store.db, rows.map((row) => Number(row.group_id))) : new Map<number, string>()
+    // The brand statement reads the names with the sums; the account queries leave them to a second read.
+    const named = rows.length > 0 && rows.every((row) => row.brand_name !== undefined)
+    const brandNames = !needsBrandNames
+      ? new Map<number, string>()
+      : named ? new Map(rows.map((row) => [Number(row.group_id), row.brand_name as string])) : await findBrandNames(store.db, rows.map((row) => Number(row.group_id)))
     const input: EntryInput = { report: request.type, grouping, scope, period: request.period, brandNames }
     return rows.map((row) => toEntry(row, input))
   }
 
-  return {
-    report: async (scope, request) => {
-      const grouping = groupingOf(request, scope)
-      const base = { period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
-      // A user with no brands has nothing to read (and `in ()` is not valid SQL).
-      const empty = scope.brandIds.length === 0
+  /** A monthly report's entries as JSON: the read model's rendered whole months as they are, the others shaped. */
+  async function monthlyEntriesJson (store: Store, rows: ReadonlyArray<GroupRow | RenderedRow>, request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>): Promise<string[]> {
+    const summed = rows.filter((row): row is GroupRow => !('entry_json' in row))
+    if (summed.length === rows.length) return (await entriesOf(store, summed, request, scope, grouping)).map(entryJson)
+    const shaped = (await entriesOf(store, summed, request, scope, grouping)).map(entryJson)
+    let next = 0
+    return rows.map((row) => 'entry_json' in row ? row.entry_json : shaped[next++] as string)
+  }
 
-      if (request.type === 'daily') {
-        const page = empty ? { rows: [], next: undefined } : await reader.dailyPage(scope, grouping, request.period, request.after)
-        const entriesJson = page.rendered ?? (await entriesOf(page.rows, request, scope, grouping)).map(entryJson)
-        return { ...base, type: 'daily', entriesJson, next: page.next }
-      }
-      // A heavy report is read and shaped inside the heavy lane, so at most a few are shaped at once.
-      const inLane = !empty && reader.isHeavy(scope, request.period) ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
-      if (request.type === 'monthly') {
-        return await inLane(async () => {
-          const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
-          const entriesJson = (await entriesOf(rows, request, scope, grouping)).map(entryJson)
-          return { ...base, type: 'monthly' as const, entriesJson }
-        })
-      }
+  /** include=status: the entries' completeness, read after the report (undefined without it). */
+  async function statusesOf (store: Store, request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>, keys: readonly EntryKey[], heavy: boolean): Promise<EntryStatus[] | undefined> {
+    if (request.withStatus !== true) return undefined
+    return await readEntryStatuses(store, { report: request.type, scope, grouping, period: request.period, keys, heavy })
+  }
+
+  async function report (store: Store, scope: Scope, request: AnalyticsRequest): Promise<AnalyticsReport> {
+    const reader = readerOf(store)
+    const grouping = groupingOf(request, scope)
+    const base = { period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
+    // A user with no brands has nothing to read (and `in ()` is not valid SQL).
+    const empty = scope.brandIds.length === 0
+
+    if (request.type === 'daily') {
+      const page = empty ? { rows: [], next: undefined } : await reader.dailyPage(scope, grouping, request.period, request.after)
+      const entriesJson = page.rendered ?? (await entriesOf(store, page.rows, request, scope, grouping)).map(entryJson)
+      // A page is at most 20 entries: its status is a light read, whatever the period.
+      const statuses = await statusesOf(store, request, scope, grouping, page.renderedKeys ?? page.rows, false)
+      return { ...base, type: 'daily', entriesJson, next: page.next, statuses }
+    }
+    // A heavy report is read and shaped inside the heavy lane, so at most a few are shaped at once.
+    const heavy = !empty && reader.isHeavy(scope, request.period, request.withStatus === true)
+    const inLane = heavy ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
+    if (request.type === 'monthly') {
       return await inLane(async () => {
-        const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
-        const entries = await entriesOf(rows, request, scope, grouping)
-        return { ...base, type: 'agg' as const, entries, aggregates: computeAggregates(entries) }
+        const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
+        const entriesJson = await monthlyEntriesJson(store, rows, request, scope, grouping)
+        const statuses = await statusesOf(store, request, scope, grouping, rows, heavy)
+        return { ...base, type: 'monthly' as const, entriesJson, statuses }
       })
-    },
+    }
+    return await inLane(async () => {
+      const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
+      const entries = await entriesOf(store, rows, request, scope, grouping)
+      const statuses = await statusesOf(store, request, scope, grouping, rows, heavy)
+      return { ...base, type: 'agg' as const, entries, aggregates: computeAggregates(entries), statuses }
+    })
+  }
+
+  // Answers kept for the next identical question while the store's data has not moved (report-cache.ts).
+  const cache = deps.cache ?? createReportCache()
+  const versions = new Map<Store, (() => string) | undefined>()
+
+  async function cachedReport (store: Store, scope: Scope, request: AnalyticsRequest): Promise<AnalyticsReport> {
+    if (!versions.has(store)) versions.set(store, dataVersionReader(store))
+    const versionOf = versions.get(store)
+    if (versionOf === undefined) return await report(store, scope, request)
+    const key = cache.keyOf(scope, request)
+    const kept = cache.get(key)
+    if (kept === undefined && !cache.askedBefore(key)) return await report(store, scope, request)
+    // Read before the report: a write committed meanwhile moves the version, so the next request misses.
+    const version = versionOf()
+    if (kept !== undefined && kept.version === version) return kept.report
+    const fresh = await report(store, scope, request)
+    cache.set(key, { version, report: fresh })
+    return fresh
+  }
+
+  return {
+    // Read where partner reads go: a current read replica, or the primary (src/storage/replicas/).
+    report: async (scope, request) => await deps.store.reads.run(async (store) => await cachedReport(store, scope, request)),
   }
 }

@@ -70,7 +70,15 @@ const BRAND_DAY: EntryContext = { report: 'daily', platform: undefined, days: 1 
  * The daily entry of a brand over every platform — which depends on that brand-day's sums and
  * nothing else — as JSON: what the read model stores in brand_daily.entry_json. The same fields,
  * in the same order, as toEntry gives a daily entry grouped by brand.
+ *
+ * Given a brand-month (bucket `YYYY-MM`), the monthly entry of that brand for a period covering
+ * the whole month — which depends on the month's sums and its length only: what the read model
+ * stores in brand_monthly.entry_json. The same text toEntry and entryJson give it.
  */
 export function renderBrandDayEntry (row: GroupRow): string {
+  if (row.bucket.length === 7) {
+    const month: EntryContext = { report: 'monthly', platform: undefined, days: daysBetween(`${row.bucket}-01`, lastDayOfMonth(row.bucket)) + 1 }
+    return entryJson(writeMetricFields({ month: row.bucket, brand_id: Number(row.group_id) }, row, month))
+  }
   return entryJson(writeMetricFields({ date: row.bucket, brand_id: Number(row.group_id) }, row, BRAND_DAY))
 }

@@ -1,4 +1,5 @@
-import type { CounterStore } from '../../storage/counters/counter-store.js'
+import { randomUUID } from 'node:crypto'
+import type { AttemptOutcome, AttemptSubject, CounterStore } from '../../storage/counters/counter-store.js'
 import { fallbackLimit } from '../ratelimit/fallback-limits.js'
 
 /**
@@ -6,16 +7,24 @@ import { fallbackLimit } from '../ratelimit/fallback-limits.js'
  * logins are counted per client key and per IP in a window of LOGIN_LOCKOUT_SECONDS that starts at
  * the first failure. The failure that reaches the limit sets a lock lasting LOGIN_LOCKOUT_SECONDS
  * from that failure; while it lives, every login for that key (or from that IP) is refused, even a
- * correct one.
+ * correct one (TOO_MANY_ATTEMPTS).
  *
- * Decided atomically, so that N concurrent wrong logins evaluate at most the limit's worth of
- * guesses, on one instance or many: an attempt is counted as a failure *before* its secret is
- * checked, in the same atomic step as the lock check ({@link LoginLockout.begin}); an attempt that
- * finds the count already at the limit (earlier attempts still being checked) is refused without
- * being evaluated. Afterwards the attempt is settled: a wrong pair keeps its count and locks what
- * reached its limit; a right pair clears the key's count and takes back its IP count; an attempt
- * that could not be checked (the database failed) takes back both.
+ * However concurrent the attempts, on one instance or many, at most the limit's worth of wrong
+ * guesses are evaluated per window: an attempt is admitted, in one atomic step with the lock
+ * check, only while failures + attempts in flight stay below the limit, and is then counted in
+ * flight ({@link LoginLockout.begin}). Once judged it is settled ({@link LoginLockout.settle}): a
+ * wrong pair moves from in flight to the failures (locking what reached its limit); a right pair
+ * leaves in flight and clears the key's failures; an attempt that could not be judged just leaves.
+ * Attempts in flight are not failures: an attempt refused only because others are still being
+ * checked is told to retry in a second (429), never locked out. Each counts in flight for at most
+ * {@link IN_FLIGHT_TTL_MS}, so an instance that dies mid-attempt cannot hold a slot for ever.
  */
+
+/** How long an admitted attempt counts in flight if never settled (its instance died). */
+export const IN_FLIGHT_TTL_MS = 10_000
+
+/** Seconds an attempt refused for attempts in flight is asked to wait: they settle in milliseconds. */
+export const BUSY_RETRY_AFTER_SECONDS = 1
 
 export interface LockoutPolicy {
   maxFailures: number
@@ -23,10 +32,21 @@ export interface LockoutPolicy {
   lockoutSeconds: number
 }
 
-export type LockState =
-  | { locked: false }
-  /** Whole seconds until the longest applicable lock ends (at least 1). */
-  | { locked: true, retryAfterSeconds: number }
+/** An admitted attempt, to be settled once judged. */
+export interface LoginAttempt {
+  readonly id: string
+  readonly subjects: readonly AttemptSubject[]
+  /** When (this process's clock) the attempt was asked for: it must be judged within IN_FLIGHT_TTL_MS. */
+  readonly startedAtMs: number
+  readonly admittedInFallback: boolean
+}
+
+export type LoginAdmission =
+  | { admitted: true, attempt: LoginAttempt }
+  /** A lock lives: TOO_MANY_ATTEMPTS for this long (whole seconds, at least 1). */
+  | { admitted: false, reason: 'locked', retryAfterSeconds: number }
+  /** Too many attempts in flight: retry after this many seconds. */
+  | { admitted: false, reason: 'busy', retryAfterSeconds: number }
 
 export class LoginLockout {
   constructor (
@@ -37,59 +57,47 @@ export class LoginLockout {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Checks the locks and counts the attempt as a failure, in one step; refuses when locked or at the limit. */
-  async begin (clientKey: string, ip: string): Promise<LockState> {
-    const windowEnd = this.now() + this.windowMs
-    const reservation = await this.store.reserve({
-      flags: [lockKey('key', clientKey), lockKey('ip', ip)],
-      counters: [
-        this.limited(failureKey('key', clientKey), windowEnd, this.policy.maxFailures),
-        this.limited(failureKey('ip', ip), windowEnd, this.policy.maxFailuresPerIp),
-      ],
-      // At the limit with attempts still in flight: the lock they are about to set lasts this long.
-      blockedForMs: this.windowMs,
+  /** Checks the locks and counts the attempt in flight, in one step. */
+  async begin (clientKey: string, ip: string): Promise<LoginAdmission> {
+    const startedAtMs = this.now()
+    const id = randomUUID()
+    const subjects = [
+      this.subject('key', clientKey, this.policy.maxFailures, true),
+      this.subject('ip', ip, this.policy.maxFailuresPerIp, false),
+    ]
+    const admission = await this.store.admitAttempt({ id, subjects, inFlightTtlMs: IN_FLIGHT_TTL_MS })
+    if (admission.admitted) return { admitted: true, attempt: { id, subjects, startedAtMs, admittedInFallback: admission.fallback } }
+    if (admission.reason === 'busy') return { admitted: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS }
+    return { admitted: false, reason: 'locked', retryAfterSeconds: Math.max(1, Math.ceil(admission.retryAfterMs / 1000)) }
+  }
+
+  /**
+   * Whether the attempt may still be judged: past its in-flight expiry another attempt may have
+   * taken its place, and judging it could evaluate one guess too many.
+   */
+  stillCounted (attempt: LoginAttempt): boolean {
+    return this.now() - attempt.startedAtMs < IN_FLIGHT_TTL_MS
+  }
+
+  /** A wrong pair ('failure'), a right one ('success'), or not judged at all ('abandoned': the database failed). */
+  async settle (attempt: LoginAttempt, outcome: AttemptOutcome): Promise<void> {
+    await this.store.settleAttempt({
+      id: attempt.id,
+      subjects: attempt.subjects,
+      outcome,
+      windowEndMs: this.now() + this.policy.lockoutSeconds * 1000,
+      admittedInFallback: attempt.admittedInFallback,
     })
-    if (reservation.granted) return { locked: false }
-    return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
   }
 
-  /** The attempt was a wrong pair: its count stays, and what reached its limit locks from now. */
-  async recordFailure (clientKey: string, ip: string): Promise<void> {
-    const lockEnd = this.now() + this.windowMs
-    await this.store.settle([
-      { counter: failureKey('key', clientKey), flag: lockKey('key', clientKey), flagExpiresAtMs: lockEnd, ...this.limits(this.policy.maxFailures) },
-      { counter: failureKey('ip', ip), flag: lockKey('ip', ip), flagExpiresAtMs: lockEnd, ...this.limits(this.policy.maxFailuresPerIp) },
-    ])
+  private subject (kind: 'key' | 'ip', name: string, limit: number, clearedBySuccess: boolean): AttemptSubject {
+    return {
+      failures: `login-fail:${kind}:${name}`,
+      inFlight: `login-inflight:${kind}:${name}`,
+      lock: `login-lock:${kind}:${name}`,
+      limit,
+      fallbackLimit: fallbackLimit(limit, this.fallbackDivisor),
+      clearedBySuccess,
+    }
   }
-
-  /** The attempt was a right pair: the key's failures are cleared; the IP's stay (spraying must add up), less this attempt. */
-  async recordSuccess (clientKey: string, ip: string): Promise<void> {
-    await this.store.delete([failureKey('key', clientKey)])
-    await this.store.release([failureKey('ip', ip)])
-  }
-
-  /** The attempt could not be judged (e.g. the database failed): it does not count. */
-  async abandon (clientKey: string, ip: string): Promise<void> {
-    await this.store.release([failureKey('key', clientKey), failureKey('ip', ip)])
-  }
-
-  private get windowMs (): number {
-    return this.policy.lockoutSeconds * 1000
-  }
-
-  private limits (limit: number): { limit: number, fallbackLimit: number } {
-    return { limit, fallbackLimit: fallbackLimit(limit, this.fallbackDivisor) }
-  }
-
-  private limited (key: string, expiresAtMs: number, limit: number) {
-    return { key, expiresAtMs, ...this.limits(limit) }
-  }
-}
-
-function failureKey (kind: 'key' | 'ip', subject: string): string {
-  return `login-fail:${kind}:${subject}`
-}
-
-function lockKey (kind: 'key' | 'ip', subject: string): string {
-  return `login-lock:${kind}:${subject}`
 }

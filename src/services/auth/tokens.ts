@@ -2,6 +2,7 @@ import { createSigner, createVerifier } from 'fast-jwt'
 import { LRUCache } from 'lru-cache'
 import type { JwtAlgorithm } from '../../config/schema.js'
 import { AppError } from '../../domain/errors.js'
+import { newCacheStats, type CacheStats } from '../access-cache.js'
 
 /**
  * Access tokens: JWTs signed with the one configured HMAC algorithm (docs/api-reference.md "Authentication"). The
@@ -61,7 +62,7 @@ const MAX_STRING_CLAIM_LENGTH = 128
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it finds
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 
-export function createTokenService (options: TokenServiceOptions, now: () => number = Date.now): TokenService {
+export function createTokenService (options: TokenServiceOptions, now: () => number = Date.now, stats: CacheStats = newCacheStats()): TokenService {
   const signer = createSigner({ key: options.secret, algorithm: options.algorithm, expiresIn: options.ttlSeconds * 1000 })
   const verifier = createVerifier({
     key: options.secret,
@@ -92,8 +93,10 @@ export function createTokenService (options: TokenServiceOptions, now: () => num
     issue: (claims) => signer({ sub: claims.sub, cid: claims.cid, iat: Math.floor(now() / 1000) }),
     verify: (token) => {
       if (token.length > MAX_TOKEN_LENGTH) throw tokenInvalid()
+      stats.lookups += 1
       let claims = verified.get(token)
       if (claims === undefined) {
+        stats.misses += 1
         claims = checked(token)
         verified.set(token, claims)
       }

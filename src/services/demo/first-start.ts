@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path'
 import type { Config } from '../../config/schema.js'
 import { formatUtcSeconds, utcToday } from '../../domain/dates.js'
+import { countOf } from '../../domain/plural.js'
 import type { Store } from '../../storage/db.js'
 import { countBrands } from '../../storage/repositories/brands.repository.js'
 import { listLiveCredentialsOfUser } from '../../storage/repositories/users.repository.js'
@@ -57,9 +58,9 @@ export async function prepareDemoDatabase (store: Store, config: Config, report:
 
 async function seedDemoDatabase (store: Store, file: string, report: (line: string) => void): Promise<void> {
   const options = { ...DEMO_DEFAULTS, until: utcToday() }
-  report(`Empty database: importing demo data (${options.brands} brands, ${options.days} days to ${options.until}, seed ${options.seed})…`)
+  report(`Empty database: importing demo data (${countOf(options.brands, 'brand')}, ${countOf(options.days, 'day')} to ${options.until}, seed ${options.seed})…`)
   const summary = await importSources(store, [demoSource(options)], { onError: report })
-  report(`Imported ${summary.records} demo records in ${summary.seconds} s.`)
+  report(`Imported ${countOf(summary.records, 'demo record')} in ${summary.seconds} s.`)
   const created = await createUser(store.db, { name: DEMO_USER_NAME, brandIds: DEMO_USER_BRANDS })
   const credentials: DemoCredentials = {
     user_id: created.user_id,

@@ -1,4 +1,5 @@
 import { MIN_DATE, addDays, daysBetween, formatUtcSeconds, isCalendarDate, weekdayOf } from '../../domain/dates.js'
+import { countOf } from '../../domain/plural.js'
 import { describeBrand, planAccounts } from './catalog.js'
 import type { DemoRecord } from './records.js'
 import { generateAccountHistory, type Calendar } from './timeline.js'
@@ -47,7 +48,7 @@ export function resolveDemoOptions (options: DemoOptions): Required<DemoOptions>
   const until = options.until ?? today
   if (!isCalendarDate(until)) throw new RangeError(`until must be a date YYYY-MM-DD (got "${until}")`)
   if (until > today) throw new RangeError(`until must not be after today, ${today} (got ${until}): data in the future cannot exist`)
-  if (daysBetween(MIN_DATE, until) + 1 < options.days) throw new RangeError(`${options.days} days ending ${until} would start before ${MIN_DATE}`)
+  if (daysBetween(MIN_DATE, until) + 1 < options.days) throw new RangeError(`${countOf(options.days, 'day')} ending ${until} would start before ${MIN_DATE}`)
   return { brands: options.brands, days: options.days, seed: options.seed, until, asOf }
 }
 

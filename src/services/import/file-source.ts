@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs'
-import { createInterface } from 'node:readline'
+import { StringDecoder } from 'node:string_decoder'
+import { Readable } from 'node:stream'
 import { parse, type CsvError } from 'csv-parse'
 import type { RawRecord, RecordSource } from './source.js'
 import { FIELDS_OF } from './validate-record.js'
@@ -13,17 +14,81 @@ import { FIELDS_OF } from './validate-record.js'
  * the formats look like (docs/import.md "Which format a file is").
  */
 export function fileSource (path: string): RecordSource {
-  return { name: path, read: () => (isCsv(path) ? readCsv(path) : readNdjson(path)) }
+  return {
+    name: path,
+    read: () => {
+      const input = createReadStream(path, { highWaterMark: 1 << 16 })
+      return isCsv(firstLine(path), path) ? readCsv(input) : readNdjson(input)
+    },
+  }
+}
+
+/** The name standard input goes by in error lines (`stdin:LINE: message`) and in the sync's source files. */
+export const STDIN_NAME = 'stdin'
+
+/**
+ * A stream (standard input, for `import -`) as a record source. It can be read once: the first
+ * non-blank line is looked at to choose the format as for a file without a known extension, then
+ * put back in front of the rest, which is streamed on (memory does not grow with the input).
+ */
+export function streamSource (input: Readable, name = STDIN_NAME): RecordSource {
+  let used = false
+  return {
+    name,
+    read: () => {
+      if (used) throw new Error(`${name} can be read only once`)
+      used = true
+      return readStream(input, name)
+    },
+  }
+}
+
+async function * readStream (input: Readable, name: string): AsyncIterable<RawRecord> {
+  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
+  const head: Buffer[] = []
+  let head64k = 0
+  let line: string | undefined
+  // Enough of the stream to hold its first non-blank line (or all of it, if shorter).
+  for (;;) {
+    const next = await chunks.next()
+    if (next.done === true) break
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
+    head.push(chunk)
+    head64k += chunk.length
+    line = firstNonBlank(Buffer.concat(head).toString('utf8'), true)
+    if (line !== undefined || head64k >= 65_536) break
+  }
+  line ??= firstNonBlank(Buffer.concat(head).toString('utf8'), false)
+  const rest = Readable.from((async function * () {
+    yield * head
+    for (let next = await chunks.next(); next.done !== true; next = await chunks.next()) yield next.value
+  })(), { objectMode: false })
+  try {
+    yield * (isCsv(line, name) ? readCsv(rest) : readNdjson(rest))
+  } finally {
+    rest.destroy()
+    input.destroy()
+  }
 }
 
 const NDJSON_NAME = /\.(?:ndjson|jsonl|json)$/i
 
-function isCsv (path: string): boolean {
-  const head = firstLine(path)
+/** Whether a source whose first non-blank line is `head` is CSV (docs/import.md "Which format a file is"). */
+function isCsv (head: string | undefined, name: string): boolean {
   if (head === undefined || head.startsWith('{') || head.startsWith('[')) return false
   const columns = head.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
   if (headerProblem(columns) === undefined) return true
-  return !NDJSON_NAME.test(path)
+  return !NDJSON_NAME.test(name)
+}
+
+/**
+ * The first non-blank line of a text (after a BOM), trimmed; with `complete`, only a line whose
+ * end was seen (the text may be the beginning of a stream).
+ */
+function firstNonBlank (text: string, complete: boolean): string | undefined {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
+  if (complete) lines.pop()
+  return lines.map((line) => line.trim()).find((line) => line !== '')
 }
 
 /** The file's first non-blank line (after a BOM), from its first 64 KB; undefined for a blank file. */
@@ -36,28 +101,52 @@ function firstLine (path: string): string | undefined {
   } finally {
     closeSync(fd)
   }
-  return head.subarray(0, length).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/).map((line) => line.trim()).find((line) => line !== '')
+  return firstNonBlank(head.subarray(0, length).toString('utf8'), false)
 }
 
-async function * readNdjson (path: string): AsyncIterable<RawRecord> {
-  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })
-  const lines = createInterface({ input, crlfDelay: Infinity })
+async function * readNdjson (input: Readable): AsyncIterable<RawRecord> {
   let line = 0
   try {
-    for await (const rawText of lines) {
-      line += 1
-      const text = line === 1 ? rawText.replace(/^\uFEFF/, '') : rawText
-      // Blank lines (a trailing newline, spacing between blocks) carry no record.
-      if (text.trim() === '') continue
-      try {
-        yield { line, value: JSON.parse(text) as unknown }
-      } catch (error) {
-        yield { line, parseError: `invalid JSON: ${(error as Error).message}` }
+    for await (const batch of lineBatches(input)) {
+      for (const text of batch) {
+        line += 1
+        // Blank lines (a trailing newline, spacing between blocks) carry no record.
+        if (text.trim() === '') continue
+        try {
+          yield { line, value: JSON.parse(line === 1 ? text.replace(/^\uFEFF/, '') : text) as unknown }
+        } catch (error) {
+          yield { line, parseError: `invalid JSON: ${(error as Error).message}` }
+        }
       }
     }
   } finally {
     input.destroy()
   }
+}
+
+/**
+ * The lines of a stream, a chunk's worth at a time, split on LF, CRLF or a lone CR (as readline
+ * does, so line numbers are the same). Not readline: its async iterator costs a promise per line
+ * (docs/benchmarks.md "Import against the stores' bulk loaders").
+ */
+export async function * lineBatches (input: AsyncIterable<string | Buffer>): AsyncIterable<string[]> {
+  const decoder = new StringDecoder('utf8')
+  let rest = ''
+  for await (const chunk of input) {
+    const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk))
+    const batch: string[] = []
+    let start = 0
+    for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+      const line = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end)
+      start = end + 1
+      if (line.includes('\r')) batch.push(...line.split('\r'))
+      else batch.push(line)
+    }
+    rest = text.slice(start)
+    if (batch.length > 0) yield batch
+  }
+  rest += decoder.end()
+  if (rest !== '') yield rest.split(/\r\n?/)
 }
 
 const REQUIRED_CSV_COLUMNS = ['platform', 'account_id', 'date']
@@ -94,8 +183,7 @@ function leadingNewlines (raw: string): number {
   return match === null ? 0 : countNewlines(match[0])
 }
 
-async function * readCsv (path: string): AsyncIterable<RawRecord> {
-  const input = createReadStream(path)
+async function * readCsv (input: Readable): AsyncIterable<RawRecord> {
   const parser = parse({ raw: true, bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, skip_records_with_error: true })
   input.on('error', (error) => parser.destroy(error))
   input.pipe(parser)

@@ -1,5 +1,6 @@
 import { formatUtcSeconds } from '../../domain/dates.js'
 import { accountKey } from '../../domain/platforms.js'
+import type { Sync } from '../../domain/syncs.js'
 import type { Store } from '../../storage/db.js'
 import { listAccountKeys, listBrandIds } from '../../storage/repositories/import-lookup.repository.js'
 import { openImportWriter, type ImportWriter } from '../../storage/repositories/import-writer.js'
@@ -28,6 +29,8 @@ export interface ImportSummary {
   /** records / seconds, rounded. */
   rowsPerSecond: number
   dryRun: boolean
+  /** The sync the import committed as (docs/import.md "Syncs"); null for a dry run. */
+  sync: Sync | null
 }
 
 export interface ImportOptions {
@@ -143,6 +146,7 @@ export async function importSources (store: Store, sources: RecordSource[], opti
   const counts: Record<RecordKind, number> = { brand: 0, account: 0, daily: 0, post: 0 }
   let records = 0
   let read = 0
+  let sync: Sync | null = null
   try {
     for (const [index, source] of sources.entries()) {
       for await (const raw of source.read()) {
@@ -178,7 +182,7 @@ export async function importSources (store: Store, sources: RecordSource[], opti
     }
     for (const unsatisfied of references.unsatisfied()) report(unsatisfied, unsatisfied.message)
     if (errorCount > 0) throw new ImportRejectedError(errorCount)
-    await writer?.commit()
+    sync = await writer?.commit({ sourceFiles: sources.map((source) => source.name), read: counts }) ?? null
   } catch (error) {
     await writer?.rollback()
     throw error
@@ -191,6 +195,7 @@ export async function importSources (store: Store, sources: RecordSource[], opti
     seconds: Math.round(seconds * 1000) / 1000,
     rowsPerSecond: seconds > 0 ? Math.round(records / seconds) : records,
     dryRun: options.dryRun === true,
+    sync,
   }
 }
 

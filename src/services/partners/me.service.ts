@@ -14,9 +14,9 @@ export interface PartnersService {
 }
 
 export function createPartnersService (deps: { store: Store }): PartnersService {
-  const { db } = deps.store
   return {
-    brandPage: async (userId, limit, afterBrandId) => {
+    // Read where partner reads go: a current read replica, or the primary (src/storage/replicas/).
+    brandPage: async (userId, limit, afterBrandId) => await deps.store.reads.run(async ({ db }) => {
       const rows = await listGrantedBrandPage(db, userId, limit + 1, afterBrandId)
       const page = rows.slice(0, limit)
       const brands = new Map<number, BrandWithAccounts>(page.map((brand) => [brand.brand_id, emptyBrand(brand.brand_id, brand.brand_name)]))
@@ -29,7 +29,7 @@ export function createPartnersService (deps: { store: Store }): PartnersService 
       }
       const last = page.at(-1)
       return { brands: [...brands.values()], nextAfterBrandId: rows.length > limit && last !== undefined ? last.brand_id : undefined }
-    },
+    }),
   }
 }
 

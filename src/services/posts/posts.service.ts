@@ -14,10 +14,10 @@ export interface PostsService {
 }
 
 export function createPostsService (deps: { store: Store, now?: () => number }): PostsService {
-  const { store } = deps
   const now = deps.now ?? Date.now
   return {
-    page: async (scope, request, walk) => {
+    // Read where partner reads go: a current read replica, or the primary (src/storage/replicas/).
+    page: async (scope, request, walk) => await deps.store.reads.run(async (store) => {
       const period = walk?.period ?? request.period
       const snapshot = walk?.snapshot ?? await readPostClock(store.db)
       const startedAt = walk?.startedAt ?? Math.floor(now() / 1000)
@@ -50,6 +50,6 @@ export function createPostsService (deps: { store: Store, now?: () => number }):
         singleBrandId: scope.singleBrandId,
         next,
       }
-    },
+    }),
   }
 }

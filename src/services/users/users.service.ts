@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { formatUtcSeconds } from '../../domain/dates.js'
 import { AppError } from '../../domain/errors.js'
+import { recordEvents } from '../../storage/changes/change-log.repository.js'
 import type { Database, UserRow } from '../../storage/database.js'
 import type { Store } from '../../storage/db.js'
 import { findExistingBrandIds } from '../../storage/repositories/brands.repository.js'
@@ -83,6 +84,11 @@ async function issueCredential (db: Kysely<Database>, userId: string, createdAt:
   return { user_id: userId, api_client_key: clientKey, api_secret_key: secret }
 }
 
+/**
+ * A new user's first brands emit no `access.granted` events: it has no place in the change feed
+ * before it exists, and its first sync reads everything it can see (docs/api-reference.md
+ * "Change feed"). Deleting a user emits nothing either: its tokens stop working.
+ */
 export async function createUser (db: Kysely<Database>, input: { name: string, brandIds: number[] }): Promise<IssuedCredentials & { name: string, brand_ids: number[] }> {
   const name = input.name.trim()
   if (name === '') throw new AppError('VALIDATION_ERROR', 'The user name must not be empty')
@@ -122,20 +128,37 @@ export async function setUserDisabled (db: Kysely<Database>, userId: string, dis
   return { user_id: userId, disabled }
 }
 
-export async function grantBrands (db: Kysely<Database>, userId: string, brandIds: number[]): Promise<{ user_id: string, brand_ids: number[] }> {
+/**
+ * Grants brands, and tells the user through its change feed: one `access.granted` event per brand
+ * it did not hold yet (docs/api-reference.md "Change feed"), in the same transaction, so the feed
+ * and the grants never disagree. A brand already granted changes nothing and emits nothing.
+ * @param at the wall clock (ServiceDeps.now): the grant's and the events' time.
+ */
+export async function grantBrands (db: Kysely<Database>, userId: string, brandIds: number[], at: () => number = Date.now): Promise<{ user_id: string, brand_ids: number[] }> {
   return await db.transaction().execute(async (trx) => {
     await requireUser(trx, userId)
     await requireBrands(trx, brandIds)
-    await insertGrants(trx, userId, brandIds, now())
-    return { user_id: userId, brand_ids: await listGrantedBrandIds(trx, userId) }
+    const time = formatUtcSeconds(at())
+    const granted = await insertGrants(trx, userId, brandIds, time)
+    const brands = await listGrantedBrandIds(trx, userId)
+    // Last: the change log's numbers are taken just before the commit (change-log.repository.ts).
+    await recordEvents(trx, granted.map((brandId) => ({ type: 'access.granted', userId, data: { brand_id: brandId } })), time)
+    return { user_id: userId, brand_ids: brands }
   })
 }
 
-export async function revokeBrands (db: Kysely<Database>, userId: string, brandIds: number[]): Promise<{ user_id: string, brand_ids: number[] }> {
+/**
+ * Revokes brands, with one `access.revoked` event per brand the user held, in the same
+ * transaction. From that commit on the feed shows the user no event of those brands, old ones
+ * included, but this one. Revoking a brand not granted emits nothing.
+ */
+export async function revokeBrands (db: Kysely<Database>, userId: string, brandIds: number[], at: () => number = Date.now): Promise<{ user_id: string, brand_ids: number[] }> {
   return await db.transaction().execute(async (trx) => {
     await requireUser(trx, userId)
-    await deleteGrants(trx, userId, brandIds)
-    return { user_id: userId, brand_ids: await listGrantedBrandIds(trx, userId) }
+    const revoked = await deleteGrants(trx, userId, brandIds)
+    const brands = await listGrantedBrandIds(trx, userId)
+    await recordEvents(trx, revoked.map((brandId) => ({ type: 'access.revoked', userId, data: { brand_id: brandId } })), formatUtcSeconds(at()))
+    return { user_id: userId, brand_ids: brands }
   })
 }
 
@@ -221,15 +244,16 @@ export async function removeUser (db: Kysely<Database>, userId: string): Promise
   })
 }
 
-/** The operator's operations, bound to a store (src/services/index.ts). */
-export function createUsersService (deps: { store: Store }) {
+/** The operator's operations, bound to a store (src/services/index.ts); `now`: the wall clock of grant events. */
+export function createUsersService (deps: { store: Store, now?: () => number }) {
   const { db } = deps.store
+  const wallClock = deps.now ?? Date.now
   return {
     create: async (input: { name: string, brandIds: number[] }) => await createUser(db, input),
     list: async () => await summarizeUsers(db),
     setDisabled: async (userId: string, disabled: boolean) => await setUserDisabled(db, userId, disabled),
-    grant: async (userId: string, brandIds: number[]) => await grantBrands(db, userId, brandIds),
-    revoke: async (userId: string, brandIds: number[]) => await revokeBrands(db, userId, brandIds),
+    grant: async (userId: string, brandIds: number[]) => await grantBrands(db, userId, brandIds, wallClock),
+    revoke: async (userId: string, brandIds: number[]) => await revokeBrands(db, userId, brandIds, wallClock),
     remove: async (userId: string) => await removeUser(db, userId),
     rotate: async (userId: string, graceSeconds = 0) => await rotateCredentials(db, userId, graceSeconds),
     createCredential: async (userId: string) => await createCredential(db, userId),

@@ -1,5 +1,5 @@
 import type { CounterStore } from './counter-store.js'
-import { MemoryCounterStore } from './counter-store.js'
+import { MemoryCounterStore } from './memory-counter-store.js'
 import { RedisCounterStore } from './redis-counter-store.js'
 import { ResilientCounterStore } from './resilient-counter-store.js'
 

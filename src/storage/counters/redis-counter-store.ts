@@ -1,10 +1,11 @@
 import { Redis } from 'ioredis'
-import type { Answered, CounterSpec, CounterStore, Counted, Reservation, ReserveRequest, SettleEntry } from './counter-store.js'
+import type { Admission, Answered, AttemptRequest, AttemptSettlement, AttemptSubject, CounterSpec, CounterStore, Counted } from './counter-store.js'
 
 /**
  * Counters in Redis, shared by every instance pointed at it. Each operation is one Lua script, so
- * "add 1, and set the expiry if the key is new", "refuse if locked or full, else count" and "lock
- * what reached its limit" are atomic even with many instances racing. Every key is prefixed
+ * "add 1, and set the expiry if the key is new", "refuse if locked or full, else count the attempt
+ * in flight" and "settle the attempt, locking what reached its limit" are atomic even with many
+ * instances racing. Every key is prefixed
  * (REDIS_KEY_PREFIX) so several deployments or test files can share a server.
  *
  * Every wait is bounded (docs/reliability.md): a command not answered within REDIS_DEADLINES.commandMs
@@ -34,49 +35,63 @@ end
 return results
 `
 
-/** KEYS: flags then counters. ARGV: number of flags, blockedForMs, then limit and expiry per counter. */
-const RESERVE_SCRIPT = `
-local flags = tonumber(ARGV[1])
-local longest = 0
-for i = 1, flags do
-  local ttl = redis.call('PTTL', KEYS[i])
-  if ttl > longest then longest = ttl end
+/**
+ * KEYS: failures, in-flight set and lock of each subject. ARGV: attempt id, in-flight TTL, then each
+ * subject's limit. Answers {1} admitted, {0, ms} locked, {2} busy. The in-flight set is a sorted set
+ * scored by each attempt's expiry on Redis's own clock, so every instance ages them alike.
+ */
+const ADMIT_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local subjects = #KEYS / 3
+local locked = 0
+for i = 1, subjects do
+  local ttl = redis.call('PTTL', KEYS[3 * i])
+  if ttl > locked then locked = ttl end
+  if tonumber(redis.call('GET', KEYS[3 * i - 2]) or '0') >= tonumber(ARGV[2 + i]) then
+    local left = redis.call('PTTL', KEYS[3 * i - 2])
+    if left > locked then locked = left end
+  end
 end
-if longest > 0 then return {0, longest} end
-for i = flags + 1, #KEYS do
-  local limit = tonumber(ARGV[1 + 2 * (i - flags)])
-  if tonumber(redis.call('GET', KEYS[i]) or '0') >= limit then return {0, tonumber(ARGV[2])} end
+if locked > 0 then return {0, locked} end
+for i = 1, subjects do
+  redis.call('ZREMRANGEBYSCORE', KEYS[3 * i - 1], '-inf', now)
+  if tonumber(redis.call('GET', KEYS[3 * i - 2]) or '0') + redis.call('ZCARD', KEYS[3 * i - 1]) >= tonumber(ARGV[2 + i]) then return {2, 0} end
 end
-for i = flags + 1, #KEYS do
-  if redis.call('INCR', KEYS[i]) == 1 then redis.call('PEXPIREAT', KEYS[i], ARGV[2 + 2 * (i - flags)]) end
+local expires = now + tonumber(ARGV[2])
+for i = 1, subjects do
+  redis.call('ZADD', KEYS[3 * i - 1], expires, ARGV[1])
+  redis.call('PEXPIREAT', KEYS[3 * i - 1], expires)
 end
 return {1, 0}
 `
 
-/** KEYS: counter, flag pairs. ARGV: limit, flag expiry pairs. */
+/**
+ * KEYS as ADMIT_SCRIPT's. ARGV: attempt id, outcome, window end, then each subject's limit and
+ * whether a success clears its failures (1/0).
+ */
 const SETTLE_SCRIPT = `
-for i = 1, #KEYS / 2 do
-  local counter = KEYS[2 * i - 1]
-  if tonumber(redis.call('GET', counter) or '0') >= tonumber(ARGV[2 * i - 1]) then
-    redis.call('SET', KEYS[2 * i], '1', 'PXAT', ARGV[2 * i])
-    redis.call('DEL', counter)
+for i = 1, #KEYS / 3 do
+  local failures = KEYS[3 * i - 2]
+  redis.call('ZREM', KEYS[3 * i - 1], ARGV[1])
+  if ARGV[2] == 'failure' then
+    local count = redis.call('INCR', failures)
+    if count == 1 then redis.call('PEXPIREAT', failures, ARGV[3]) end
+    if count >= tonumber(ARGV[2 + 2 * i]) then
+      redis.call('SET', KEYS[3 * i], '1', 'PXAT', ARGV[3])
+      redis.call('DEL', failures)
+    end
+  elseif ARGV[2] == 'success' and ARGV[3 + 2 * i] == '1' then
+    redis.call('DEL', failures)
   end
-end
-return 1
-`
-
-const RELEASE_SCRIPT = `
-for _, key in ipairs(KEYS) do
-  if redis.call('EXISTS', key) == 1 and redis.call('DECR', key) <= 0 then redis.call('DEL', key) end
 end
 return 1
 `
 
 interface ScriptCommands {
   paIncrement: (numKeys: number, ...args: Array<string | number>) => Promise<number[]>
-  paReserve: (numKeys: number, ...args: Array<string | number>) => Promise<[number, number]>
+  paAdmit: (numKeys: number, ...args: Array<string | number>) => Promise<[number, number]>
   paSettle: (numKeys: number, ...args: Array<string | number>) => Promise<number>
-  paRelease: (numKeys: number, ...args: Array<string | number>) => Promise<number>
 }
 
 const SHARED: Answered = { fallback: false }
@@ -89,9 +104,8 @@ export class RedisCounterStore implements CounterStore {
 
   constructor (private readonly redis: Redis, private readonly prefix: string) {
     redis.defineCommand('paIncrement', { lua: INCREMENT_SCRIPT })
-    redis.defineCommand('paReserve', { lua: RESERVE_SCRIPT })
+    redis.defineCommand('paAdmit', { lua: ADMIT_SCRIPT })
     redis.defineCommand('paSettle', { lua: SETTLE_SCRIPT })
-    redis.defineCommand('paRelease', { lua: RELEASE_SCRIPT })
     this.scripts = redis as unknown as ScriptCommands
     this.started = new Promise((resolve) => {
       if (redis.status === 'ready') return resolve()
@@ -125,33 +139,20 @@ export class RedisCounterStore implements CounterStore {
     return { values: values.map(Number), fallback: false }
   }
 
-  async reserve (request: ReserveRequest): Promise<Reservation> {
+  async admitAttempt (request: AttemptRequest): Promise<Admission> {
     await this.started
-    const keys = [...request.flags, ...request.counters.map((counter) => counter.key)].map((key) => this.prefix + key)
-    const args = [request.flags.length, Math.ceil(request.blockedForMs), ...request.counters.flatMap((counter) => [counter.limit, expiry(counter.expiresAtMs)])]
-    const [granted, retryAfterMs] = await this.scripts.paReserve(keys.length, ...keys, ...args)
-    return Number(granted) === 1 ? { granted: true, fallback: false } : { granted: false, retryAfterMs: Number(retryAfterMs), fallback: false }
+    const [answer, retryAfterMs] = await this.scripts.paAdmit(request.subjects.length * 3, ...this.subjectKeys(request.subjects),
+      request.id, Math.ceil(request.inFlightTtlMs), ...request.subjects.map((subject) => subject.limit))
+    if (Number(answer) === 1) return { admitted: true, fallback: false }
+    if (Number(answer) === 2) return { admitted: false, reason: 'busy', fallback: false }
+    return { admitted: false, reason: 'locked', retryAfterMs: Number(retryAfterMs), fallback: false }
   }
 
-  async settle (entries: readonly SettleEntry[]): Promise<Answered> {
-    if (entries.length === 0) return SHARED
+  async settleAttempt (settlement: AttemptSettlement): Promise<Answered> {
     await this.started
-    const keys = entries.flatMap((entry) => [this.prefix + entry.counter, this.prefix + entry.flag])
-    await this.scripts.paSettle(keys.length, ...keys, ...entries.flatMap((entry) => [entry.limit, expiry(entry.flagExpiresAtMs)]))
-    return SHARED
-  }
-
-  async release (keys: readonly string[]): Promise<Answered> {
-    if (keys.length === 0) return SHARED
-    await this.started
-    await this.scripts.paRelease(keys.length, ...keys.map((key) => this.prefix + key))
-    return SHARED
-  }
-
-  async delete (keys: readonly string[]): Promise<Answered> {
-    if (keys.length === 0) return SHARED
-    await this.started
-    await this.redis.del(...keys.map((key) => this.prefix + key))
+    await this.scripts.paSettle(settlement.subjects.length * 3, ...this.subjectKeys(settlement.subjects),
+      settlement.id, settlement.outcome, expiry(settlement.windowEndMs),
+      ...settlement.subjects.flatMap((subject) => [subject.limit, subject.clearedBySuccess ? 1 : 0]))
     return SHARED
   }
 
@@ -165,6 +166,11 @@ export class RedisCounterStore implements CounterStore {
     this.closed = true
     // QUIT is answered within the command timeout or not at all: then drop the socket.
     await this.redis.quit().catch(() => { this.redis.disconnect() })
+  }
+
+  /** Each subject's failures, in-flight set and lock, in the order the scripts read them. */
+  private subjectKeys (subjects: readonly AttemptSubject[]): string[] {
+    return subjects.flatMap((subject) => [subject.failures, subject.inFlight, subject.lock].map((key) => this.prefix + key))
   }
 }
 

@@ -1,4 +1,5 @@
-import { MemoryCounterStore, type Answered, type CounterSpec, type CounterStore, type CounterStoreEvent, type Counted, type Reservation, type ReserveRequest, type SettleEntry } from './counter-store.js'
+import type { Admission, Answered, AttemptSubject, AttemptRequest, AttemptSettlement, CounterSpec, CounterStore, CounterStoreEvent, Counted } from './counter-store.js'
+import { MemoryCounterStore } from './memory-counter-store.js'
 
 /**
  * Redis, with this process's memory standing in while Redis does not answer (docs/reliability.md
@@ -42,40 +43,26 @@ export class ResilientCounterStore implements CounterStore {
     )
   }
 
-  async reserve (request: ReserveRequest): Promise<Reservation> {
+  async admitAttempt (request: AttemptRequest): Promise<Admission> {
     // A lock set in memory while Redis was away still holds on this instance.
-    const localLock = Math.max(0, ...request.flags.map((flag) => this.local.remainingMs(flag)))
-    if (localLock > 0) return { granted: false, retryAfterMs: localLock, fallback: this.inFallback }
+    const localLock = Math.max(0, ...request.subjects.map((subject) => this.local.remainingMs(subject.lock)))
+    if (localLock > 0) return { admitted: false, reason: 'locked', retryAfterMs: localLock, fallback: this.inFallback }
     return await this.route(
-      async () => await this.primary.reserve(request),
-      async () => ({
-        ...(await this.local.reserve({ ...request, counters: request.counters.map((counter) => ({ ...counter, limit: counter.fallbackLimit })) })),
-        fallback: true,
-      }),
+      async () => await this.primary.admitAttempt(request),
+      async () => ({ ...(await this.local.admitAttempt({ ...request, subjects: withFallbackLimits(request.subjects) })), fallback: true }),
     )
   }
 
-  async settle (entries: readonly SettleEntry[]): Promise<Answered> {
-    return await this.route(
-      async () => await this.primary.settle(entries),
-      async () => {
-        await this.local.settle(entries.map((entry) => ({ ...entry, limit: entry.fallbackLimit })))
-        return { fallback: true }
-      },
-    )
-  }
-
-  async release (keys: readonly string[]): Promise<Answered> {
-    return await this.route(async () => await this.primary.release(keys), async () => {
-      await this.local.release(keys)
+  async settleAttempt (settlement: AttemptSettlement): Promise<Answered> {
+    const inMemory = async (): Promise<Answered> => {
+      await this.local.settleAttempt({ ...settlement, subjects: withFallbackLimits(settlement.subjects) })
       return { fallback: true }
-    })
-  }
-
-  async delete (keys: readonly string[]): Promise<Answered> {
-    // Both: a successful login clears what either store counted.
-    await this.local.delete(keys)
-    return await this.route(async () => await this.primary.delete(keys), async () => ({ fallback: true }))
+    }
+    // Settled where it was admitted: an attempt memory counted in flight leaves memory's sets.
+    if (settlement.admittedInFallback) return await inMemory()
+    // A success also clears what memory counted while Redis was away.
+    if (settlement.outcome === 'success') await inMemory()
+    return await this.route(async () => await this.primary.settleAttempt(settlement), inMemory)
   }
 
   async ping (): Promise<void> {
@@ -132,4 +119,8 @@ export class ResilientCounterStore implements CounterStore {
   private emit (event: CounterStoreEvent): void {
     for (const listener of this.listeners) listener(event)
   }
+}
+
+function withFallbackLimits (subjects: readonly AttemptSubject[]): AttemptSubject[] {
+  return subjects.map((subject) => ({ ...subject, limit: subject.fallbackLimit }))
 }

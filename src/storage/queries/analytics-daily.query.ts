@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../database.js'
 import { buildGroupedQuery, runGroupedQuery, type GroupedQueryInput } from './analytics-grouped.query.js'
-import { DAILY_PAGE_SIZE, type DailyPosition, type GroupRow } from '../../domain/analytics.js'
+import { DAILY_PAGE_SIZE, type DailyPosition, type EntryKey, type GroupRow } from '../../domain/analytics.js'
 
 /**
  * type=daily: one group per day × brand or account × platform, newest day first, 20 per page.
@@ -38,6 +38,8 @@ export interface DailyPage {
    * platform); `rows` is then empty.
    */
   rendered?: string[] | undefined
+  /** The keys of the rendered entries, in the same order (include=status looks them up). */
+  renderedKeys?: EntryKey[] | undefined
   /** Set when another page exists: the position of this page's last row. */
   next: DailyPosition | undefined
 }

@@ -19,7 +19,8 @@ import { BRAND_DAY_COLUMNS } from '../read-model/group-rows.js'
  * brand_monthly's own sum of each account's last value in the month.
  *
  * Every statement returns rows as arrays: bucket, group id (the brand), platform rank (0), then the
- * metrics in ROLLUP_METRICS order. Only groups with at least one account-day come back.
+ * metrics in ROLLUP_METRICS order (agg: then the brand's name). Only groups with at least one
+ * account-day come back.
  */
 
 /** A statement with named parameters, written for one dialect. */
@@ -113,16 +114,19 @@ function lastFollowersIn (from: string, to: string): string {
         and f.date between ${from} and ${to} and f.followers is not null order by f.date desc limit 1)`
 }
 
-function grouped (w: Writer, pieces: string): string {
+function grouped (w: Writer, pieces: string, extra = ''): string {
   return `with b as (${w.brandsTable()}),
   pieces as (${pieces})
-  select bucket, brand_id as group_id, 0 as platform_rank, ${ROLLUP_METRICS.map((metric) => `${w.sum(metric)} as ${metric}`).join(', ')}
+  select bucket, brand_id as group_id, 0 as platform_rank, ${ROLLUP_METRICS.map((metric) => `${w.sum(metric)} as ${metric}`).join(', ')}${extra}
   from pieces group by bucket, brand_id having sum(rows_count) > 0 order by bucket desc, group_id`
 }
 
 const ACCOUNTS_OF_BRANDS = 'from accounts a where a.brand_id in (select brand_id from b) group by a.brand_id'
 
-/** The agg report of brands: one row per brand with an account-day in the period. */
+/**
+ * The agg report of brands: one row per brand with an account-day in the period, its name last
+ * (agg entries carry it), so the report is one statement and one round trip.
+ */
 export function aggStatement (dialect: Dialect): Statement {
   const w = new Writer(dialect)
   const [m1, m2, h1, h2, t1, t2] = ['m1', 'm2', 'h1', 'h2', 't1', 't2'].map((name) => w.p(name, 'date')) as [string, string, string, string, string, string]
@@ -136,8 +140,8 @@ export function aggStatement (dialect: Dialect): Statement {
     union all select d.brand_id, '' as bucket, ${metricColumns('d', w.nul, true)}
       ${w.joinBrands('brand_daily', 'd', `d.date between ${t1} and ${t2}`)} group by d.brand_id
     union all select a.brand_id, '' as bucket, ${followersColumns(w, `sum(coalesce(${lastFollowersIn(t1, t2)}, ${lastMonth}, ${lastFollowersIn(h1, h2)}))`)}
-      ${ACCOUNTS_OF_BRANDS}`)
-  return { name: 'brand_agg', text, parameters: w.parameters }
+      ${ACCOUNTS_OF_BRANDS}`, ', (select n.brand_name from brands n where n.brand_id = pieces.brand_id) as brand_name')
+  return { name: 'brand_agg_named', text, parameters: w.parameters }
 }
 
 /** The monthly report of brands: one row per brand and month with an account-day in the period. */
@@ -153,6 +157,20 @@ export function monthlyStatement (dialect: Dialect): Statement {
     select m.brand_id, ${w.monthText('m.month')} as bucket, ${metricColumns('m', 'm.followers', false)}
       ${w.joinBrands('brand_monthly', 'm', `m.month between ${m1} and ${m2}`)}${edge(h1, h2)}${edge(t1, t2)}`)
   return { name: 'brand_monthly', text, parameters: w.parameters }
+}
+
+/**
+ * The whole months of a monthly report of brands, rendered: bucket (`YYYY-MM`), brand, and the
+ * brand-month's entry JSON (brand_monthly.entry_json, NULL for a row summed before it existed),
+ * newest month first, then by brand. The edges come from monthlyStatement with no whole months.
+ */
+export function wholeMonthsStatement (dialect: Dialect): Statement {
+  const w = new Writer(dialect)
+  const [m1, m2] = ['m1', 'm2'].map((name) => w.p(name, 'date')) as [string, string]
+  const text = `with b as (${w.brandsTable()})
+  select ${w.monthText('m.month')} as bucket, m.brand_id, m.entry_json
+  ${w.joinBrands('brand_monthly', 'm', `m.month between ${m1} and ${m2}`)} order by m.month desc, m.brand_id`
+  return { name: 'brand_whole_months', text, parameters: w.parameters }
 }
 
 /** The daily page's brand-lists: one brand; a few (each brand's range); many (walk the dates). */

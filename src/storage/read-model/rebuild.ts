@@ -1,18 +1,19 @@
+import { REBUILD_COVERAGE_SQL } from '../changes/coverage-rebuild.js'
 import type { Store } from '../db.js'
 import type { BrandDayRenderer } from './group-rows.js'
 import { refreshPostgresReadModel, refreshSqliteReadModel } from './refresh.js'
-import { TouchedKeys } from './touched.js'
 
 /**
- * Sums the whole read model again from the raw rows. The import keeps it current by itself; this is
- * for rows written by other means (test fixtures that insert raw rows, a repair by an operator).
+ * Sums the whole read model again from the raw rows, and reads every account's coverage again.
+ * The import keeps both current by itself; this is for rows written by other means (test fixtures that insert raw rows, a repair by an operator).
  */
 export async function rebuildReadModel (store: Store, render: BrandDayRenderer): Promise<void> {
   if (store.dialect === 'sqlite') {
     const { sqlite } = store
     sqlite.transaction(() => {
       sqlite.exec('delete from account_monthly; delete from brand_daily; delete from brand_monthly')
-      refreshSqliteReadModel(sqlite, everything(sqlite.prepare("select distinct platform, account_id, substr(date, 1, 7) || '-01' from daily_metrics").raw().all() as Array<[string, number, string]>), render)
+      refreshSqliteReadModel(sqlite, { accountMonths: "select distinct platform, account_id, substr(date, 1, 7) || '-01' as month from daily_metrics" }, render)
+      for (const statement of REBUILD_COVERAGE_SQL) sqlite.exec(statement)
     })()
     return
   }
@@ -20,9 +21,8 @@ export async function rebuildReadModel (store: Store, render: BrandDayRenderer):
   try {
     await client.query('begin')
     await client.query('delete from account_monthly; delete from brand_daily; delete from brand_monthly')
-    const { rows } = await client.query<{ platform: string, account_id: string, month: string }>(
-      "select distinct platform, account_id, to_char(date, 'YYYY-MM-01') as month from daily_metrics")
-    await refreshPostgresReadModel(client, everything(rows.map((row) => [row.platform, Number(row.account_id), row.month])), render)
+    await refreshPostgresReadModel(client, { accountMonths: "select distinct platform, account_id, date_trunc('month', date)::date as month from daily_metrics" }, render)
+    for (const statement of REBUILD_COVERAGE_SQL) await client.query(statement)
     await client.query('commit')
   } catch (error) {
     await client.query('rollback').catch(() => {})
@@ -30,10 +30,4 @@ export async function rebuildReadModel (store: Store, render: BrandDayRenderer):
   } finally {
     client.release()
   }
-}
-
-function everything (accountMonths: Array<[string, number, string]>): TouchedKeys {
-  const touched = new TouchedKeys()
-  for (const [platform, accountId, month] of accountMonths) touched.day(platform as never, accountId, month)
-  return touched
 }

@@ -1,25 +1,29 @@
 import type SqliteDatabase from 'better-sqlite3'
 import type pg from 'pg'
-import { lastDayOfMonth } from '../../domain/dates.js'
 import { METRIC_LIST, ROLLUP_METRICS, rawSums } from './columns.js'
 import { BRAND_DAY_COLUMNS, groupRowOf, type BrandDayRenderer } from './group-rows.js'
-import { splitAccountKey, type TouchedKeys } from './touched.js'
 
 /**
  * Brings the read model (brand_daily, brand_monthly, account_monthly) up to date with the raw rows
- * for what an import touched, inside the import's own transaction: the touched account-months and
- * the brand-months they belong to (an account that moved brands counts every month it has, for both
- * brands) are recomputed from the raw rows — deleted, then summed again. Recomputing rather than
- * adding keeps it exact whatever the import replaced, and it reads only the touched months.
- * Every brand-day summed again gets its daily entry rendered (brand_daily.entry_json) by the
- * renderer the caller supplies. Both dialects side by side: the SQL differs in how each planner is
+ * for what an import changed, inside the import's own transaction: the account-months it changed
+ * and the brand-months they belong to (an account that moved brands counts every month it has, for
+ * both brands) are recomputed from the raw rows — deleted, then summed again. Recomputing rather
+ * than adding keeps it exact whatever the import replaced, and it reads only those months.
+ * Every brand-day summed again gets its daily entry rendered (brand_daily.entry_json), and every
+ * brand-month its whole-month entry (brand_monthly.entry_json), by the renderer the caller supplies. Both dialects side by side: the SQL differs in how each planner is
  * kept on the keys (SQLite: CROSS JOIN fixes the join order; PostgreSQL: LATERAL per key, no
  * memoize, no JIT).
+ *
+ * What to refresh is given as SQL over the store (TouchedSource), never as keys held in memory:
+ * the import passes its changed keys (src/storage/changes/), a rebuild every account-month.
  */
 
-interface AccountMonth { platform: string, accountId: number, month: string, lastDay: string }
-
-const MONTH_OF_DAY = (month: string): string => lastDayOfMonth(month.slice(0, 7))
+export interface TouchedSource {
+  /** A SELECT of (platform, account_id, month): each account-month to sum again, month as its first day (duplicates allowed). */
+  accountMonths: string
+  /** A SELECT of (platform, account_id, old_brand_id): accounts now in another brand than old_brand_id. */
+  moved?: string
+}
 
 /** Every rollup metric except followers, whose rule differs per table. */
 const WITHOUT_FOLLOWERS = ROLLUP_METRICS.filter((metric) => metric !== 'followers')
@@ -31,40 +35,33 @@ const BRAND_MONTH_SUMS = ROLLUP_METRICS.map((metric) => metric === 'followers'
   ? '(select sum(m.followers) from accounts a join account_monthly m on m.platform = a.platform and m.account_id = a.account_id and m.month = t.month where a.brand_id = t.brand_id)'
   : `sum(b.${metric})`).join(', ')
 
-function touchedAccountMonths (touched: TouchedKeys): AccountMonth[] {
-  const rows: AccountMonth[] = []
-  for (const [key, months] of touched.months) {
-    const { platform, accountId } = splitAccountKey(key)
-    for (const month of months) rows.push({ platform, accountId, month, lastDay: MONTH_OF_DAY(month) })
-  }
-  return rows
+/**
+ * The last day of the month starting at `month` (`YYYY-MM-01`), in SQLite. December is spelled out:
+ * SQLite's date() has no year 10000, so `date('9999-12-01', '+1 month', '-1 day')` is NULL.
+ */
+function sqliteLastDayOf (month: string): string {
+  return `case when substr(${month}, 6, 2) = '12' then substr(${month}, 1, 4) || '-12-31' else date(${month}, '+1 month', '-1 day') end`
 }
 
 // ------------------------------------------------------------------------------------------------
 // SQLite (better-sqlite3, synchronous, in the import's transaction)
 
-export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched: TouchedKeys, render: BrandDayRenderer): void {
-  if (touched.empty) return
+export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched: TouchedSource, render: BrandDayRenderer): void {
   sqlite.exec(`create temp table if not exists touched_am (platform text not null, account_id integer not null, month text not null, last_day text not null,
     primary key (platform, account_id, month)) without rowid`)
   sqlite.exec(`create temp table if not exists touched_bm (brand_id integer not null, month text not null, last_day text not null,
     primary key (brand_id, month)) without rowid`)
   sqlite.exec('delete from touched_am; delete from touched_bm')
 
-  const addAccountMonth = sqlite.prepare('insert or ignore into touched_am values (?, ?, ?, ?)')
-  for (const row of touchedAccountMonths(touched)) addAccountMonth.run(row.platform, row.accountId, row.month, row.lastDay)
-  const addBrandMonth = sqlite.prepare('insert or ignore into touched_bm values (?, ?, ?)')
-  if (touched.movedFrom.size > 0) {
+  sqlite.exec(`insert or ignore into touched_am select m.platform, m.account_id, m.month, ${sqliteLastDayOf('m.month')} from (${touched.accountMonths}) m`)
+  if (touched.moved !== undefined) {
     // Every month a moved account has counts again: for the brand it joined and the one it left.
-    const monthsOf = sqlite.prepare('select month from account_monthly where platform = ? and account_id = ?').pluck()
-    for (const [key, oldBrand] of touched.movedFrom) {
-      const { platform, accountId } = splitAccountKey(key)
-      for (const month of monthsOf.all(platform, accountId) as string[]) {
-        addAccountMonth.run(platform, accountId, month, MONTH_OF_DAY(month))
-        addBrandMonth.run(oldBrand, month, MONTH_OF_DAY(month))
-      }
-    }
+    sqlite.exec(`insert or ignore into touched_am select m.platform, m.account_id, m.month, ${sqliteLastDayOf('m.month')}
+      from (${touched.moved}) v cross join account_monthly m where m.platform = v.platform and m.account_id = v.account_id`)
+    sqlite.exec(`insert or ignore into touched_bm select v.old_brand_id, m.month, ${sqliteLastDayOf('m.month')}
+      from (${touched.moved}) v cross join account_monthly m where m.platform = v.platform and m.account_id = v.account_id`)
   }
+  if (sqlite.prepare('select exists (select 1 from touched_am) or exists (select 1 from touched_bm)').pluck().get() === 0) return
   sqlite.exec(`insert or ignore into touched_bm select a.brand_id, t.month, t.last_day
     from touched_am t join accounts a on a.platform = t.platform and a.account_id = t.account_id`)
 
@@ -77,9 +74,8 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     where d.platform = t.platform and d.account_id = t.account_id and d.date between t.month and t.last_day
     group by t.platform, t.account_id, t.month`)
 
-  const brandMonths = sqlite.prepare('select brand_id, month, last_day from touched_bm').raw().all() as Array<[number, string, string]>
   const deleteBrandDays = sqlite.prepare('delete from brand_daily where brand_id = ? and date between ? and ?')
-  for (const row of brandMonths) deleteBrandDays.run(...row)
+  for (const page of sqliteBrandMonthPages(sqlite)) for (const row of page) deleteBrandDays.run(...row)
   sqlite.exec(`insert into brand_daily (brand_id, date, ${METRIC_LIST})
     select t.brand_id, d.date, ${RAW_SUMS}
     from touched_bm t cross join accounts a cross join daily_metrics d
@@ -87,8 +83,10 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     group by t.brand_id, d.date`)
   const daysOf = sqlite.prepare(`select ${BRAND_DAY_COLUMNS} from brand_daily b where b.brand_id = ? and b.date between ? and ?`).raw()
   const setEntry = sqlite.prepare('update brand_daily set entry_json = ? where brand_id = ? and date = ?')
-  for (const brandMonth of brandMonths) {
-    for (const day of daysOf.all(...brandMonth) as unknown[][]) setEntry.run(render(groupRowOf(day)), day[1], day[0])
+  for (const page of sqliteBrandMonthPages(sqlite)) {
+    for (const brandMonth of page) {
+      for (const day of daysOf.all(...brandMonth) as unknown[][]) setEntry.run(render(groupRowOf(day)), day[1], day[0])
+    }
   }
 
   sqlite.exec('delete from brand_monthly where (brand_id, month) in (select brand_id, month from touched_bm)')
@@ -97,13 +95,41 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     from touched_bm t cross join brand_daily b
     where b.brand_id = t.brand_id and b.date between t.month and t.last_day
     group by t.brand_id, t.month`)
+  // Each brand-month summed again gets its whole-month entry rendered (brand_monthly.entry_json).
+  const monthOf = sqlite.prepare(`select substr(b.month, 1, 7), b.brand_id, 0, ${ROLLUP_METRICS.map((metric) => `b.${metric}`).join(', ')}
+    from brand_monthly b where b.brand_id = ? and b.month = ?`).raw()
+  const setMonthEntry = sqlite.prepare('update brand_monthly set entry_json = ? where brand_id = ? and month = ?')
+  for (const page of sqliteBrandMonthPages(sqlite)) {
+    for (const [brandId, month] of page) {
+      const row = monthOf.get(brandId, month) as unknown[] | undefined
+      if (row !== undefined) setMonthEntry.run(render(groupRowOf(row)), brandId, month)
+    }
+  }
+}
+
+/** Brand-months read into memory at a time: however many an import touched, a few hundred KB. */
+const BRAND_MONTH_PAGE = 200
+
+/**
+ * touched_bm a page at a time, in key order (keyset paging: the writes between pages do not touch
+ * touched_bm, and better-sqlite3 cannot write while a statement iterates), so memory stays flat
+ * whatever the number of brand-months an import touched.
+ */
+function * sqliteBrandMonthPages (sqlite: SqliteDatabase.Database): Generator<Array<[number, string, string]>> {
+  const first = sqlite.prepare('select brand_id, month, last_day from touched_bm order by brand_id, month limit ?').raw()
+  const next = sqlite.prepare('select brand_id, month, last_day from touched_bm where (brand_id, month) > (?, ?) order by brand_id, month limit ?').raw()
+  let page = first.all(BRAND_MONTH_PAGE) as Array<[number, string, string]>
+  while (page.length > 0) {
+    yield page
+    const last = page[page.length - 1] as [number, string, string]
+    page = next.all(last[0], last[1], BRAND_MONTH_PAGE) as Array<[number, string, string]>
+  }
 }
 
 // ------------------------------------------------------------------------------------------------
 // PostgreSQL (one client, in the import's transaction)
 
-export async function refreshPostgresReadModel (client: pg.PoolClient, touched: TouchedKeys, render: BrandDayRenderer): Promise<void> {
-  if (touched.empty) return
+export async function refreshPostgresReadModel (client: pg.PoolClient, touched: TouchedSource, render: BrandDayRenderer): Promise<void> {
   // The refresh joins a few thousand keys to their rows: keep the planner on per-key index scans.
   await client.query('set local enable_memoize = off; set local jit = off; set local work_mem = \'64MB\'')
   await client.query(`create temp table touched_am (platform text not null, account_id bigint not null, month date not null, last_day date not null,
@@ -111,25 +137,21 @@ export async function refreshPostgresReadModel (client: pg.PoolClient, touched: 
   await client.query(`create temp table touched_bm (brand_id bigint not null, month date not null, last_day date not null,
     primary key (brand_id, month)) on commit drop`)
 
-  const accountMonths = touchedAccountMonths(touched)
-  await client.query('insert into touched_am select * from unnest($1::text[], $2::bigint[], $3::date[], $4::date[]) on conflict do nothing', [
-    accountMonths.map((row) => row.platform), accountMonths.map((row) => row.accountId),
-    accountMonths.map((row) => row.month), accountMonths.map((row) => row.lastDay),
-  ])
-  if (touched.movedFrom.size > 0) {
-    const moved = [...touched.movedFrom].map(([key, oldBrand]) => ({ ...splitAccountKey(key), oldBrand }))
+  await client.query(`insert into touched_am select distinct m.platform, m.account_id, m.month, (m.month + interval '1 month' - interval '1 day')::date
+    from (${touched.accountMonths}) m on conflict do nothing`)
+  if (touched.moved !== undefined) {
     // Every month a moved account has counts again: for the brand it joined and the one it left.
     await client.query(`insert into touched_am
       select m.platform, m.account_id, m.month, (m.month + interval '1 month' - interval '1 day')::date
-      from unnest($1::text[], $2::bigint[]) as v (platform, account_id)
-      join account_monthly m on m.platform = v.platform and m.account_id = v.account_id
-      on conflict do nothing`, [moved.map((row) => row.platform), moved.map((row) => row.accountId)])
+      from (${touched.moved}) v join account_monthly m on m.platform = v.platform and m.account_id = v.account_id
+      on conflict do nothing`)
     await client.query(`insert into touched_bm
-      select v.brand_id, m.month, (m.month + interval '1 month' - interval '1 day')::date
-      from unnest($1::text[], $2::bigint[], $3::bigint[]) as v (platform, account_id, brand_id)
-      join account_monthly m on m.platform = v.platform and m.account_id = v.account_id
-      on conflict do nothing`, [moved.map((row) => row.platform), moved.map((row) => row.accountId), moved.map((row) => row.oldBrand)])
+      select v.old_brand_id, m.month, (m.month + interval '1 month' - interval '1 day')::date
+      from (${touched.moved}) v join account_monthly m on m.platform = v.platform and m.account_id = v.account_id
+      on conflict do nothing`)
   }
+  const { rows } = await client.query<{ any: boolean }>('select exists (select 1 from touched_am) or exists (select 1 from touched_bm) as any')
+  if (rows[0]?.any !== true) return
   await client.query(`insert into touched_bm select a.brand_id, t.month, t.last_day
     from touched_am t join accounts a on a.platform = t.platform and a.account_id = t.account_id on conflict do nothing`)
   await client.query('analyze touched_am; analyze touched_bm')
@@ -156,16 +178,53 @@ export async function refreshPostgresReadModel (client: pg.PoolClient, touched: 
     select t.brand_id, t.month, ${BRAND_MONTH_SUMS}
     from touched_bm t join brand_daily b on b.brand_id = t.brand_id and b.date between t.month and t.last_day
     group by t.brand_id, t.month`)
+  await renderPostgresBrandMonths(client, render)
 }
 
-/** Brand-months rendered per round trip: about 15,000 brand-days, a few MB either way. */
-const RENDER_BATCH_MONTHS = 500
+/**
+ * Renders the whole-month entry of every brand-month of touched_bm (brand_monthly.entry_json), a
+ * page of brand-months (BRAND_MONTH_PAGE) per round trip, read by keyset so that memory stays flat
+ * whatever the number of brand-months the import touched.
+ */
+async function renderPostgresBrandMonths (client: pg.PoolClient, render: BrandDayRenderer): Promise<void> {
+  let after: [string, string] | undefined
+  for (;;) {
+    const { rows: batch } = await client.query<[string, string]>({
+      text: `select brand_id, month from touched_bm ${after === undefined ? '' : 'where (brand_id, month) > ($2::bigint, $3::date)'} order by brand_id, month limit $1`,
+      values: after === undefined ? [BRAND_MONTH_PAGE] : [BRAND_MONTH_PAGE, ...after],
+      rowMode: 'array',
+    })
+    if (batch.length === 0) return
+    const last = batch[batch.length - 1] as [string, string]
+    after = [last[0], last[1]]
+    const { rows: months } = await client.query<unknown[]>({
+      text: `select to_char(b.month, 'YYYY-MM'), b.brand_id, 0, ${ROLLUP_METRICS.map((metric) => `b.${metric}`).join(', ')}
+        from unnest($1::bigint[], $2::date[]) as t (brand_id, month) join brand_monthly b on b.brand_id = t.brand_id and b.month = t.month`,
+      values: [batch.map((row) => row[0]), batch.map((row) => row[1])],
+      rowMode: 'array',
+    })
+    await client.query(`update brand_monthly b set entry_json = v.entry_json
+      from unnest($1::bigint[], $2::text[], $3::text[]) as v (brand_id, month, entry_json)
+      where b.brand_id = v.brand_id and b.month = (v.month || '-01')::date`, [months.map((row) => row[1]), months.map((row) => row[0]), months.map((row) => render(groupRowOf(row)))])
+  }
+}
 
-/** Renders the entry of every brand-day of touched_bm, a batch of brand-months at a time. */
+/**
+ * Renders the entry of every brand-day of touched_bm, a page of brand-months (BRAND_MONTH_PAGE,
+ * about 6,000 brand-days, a few MB) per round trip, read by keyset so that memory stays flat
+ * whatever the number of brand-months the import touched.
+ */
 async function renderPostgresBrandDays (client: pg.PoolClient, render: BrandDayRenderer): Promise<void> {
-  const { rows: brandMonths } = await client.query<[string, string, string]>({ text: 'select brand_id, month, last_day from touched_bm order by brand_id, month', rowMode: 'array' })
-  for (let start = 0; start < brandMonths.length; start += RENDER_BATCH_MONTHS) {
-    const batch = brandMonths.slice(start, start + RENDER_BATCH_MONTHS)
+  let after: [string, string] | undefined
+  for (;;) {
+    const { rows: batch } = await client.query<[string, string, string]>({
+      text: `select brand_id, month, last_day from touched_bm ${after === undefined ? '' : 'where (brand_id, month) > ($2::bigint, $3::date)'} order by brand_id, month limit $1`,
+      values: after === undefined ? [BRAND_MONTH_PAGE] : [BRAND_MONTH_PAGE, ...after],
+      rowMode: 'array',
+    })
+    if (batch.length === 0) return
+    const last = batch[batch.length - 1] as [string, string, string]
+    after = [last[0], last[1]]
     const { rows: days } = await client.query<unknown[]>({
       text: `select ${BRAND_DAY_COLUMNS} from unnest($1::bigint[], $2::date[], $3::date[]) as t (brand_id, month, last_day)
         join brand_daily b on b.brand_id = t.brand_id and b.date between t.month and t.last_day`,

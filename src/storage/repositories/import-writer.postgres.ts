@@ -1,13 +1,15 @@
 import { once } from 'node:events'
 import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { accountKey, type PlatformCode } from '../../domain/platforms.js'
+import { capturingUpsert, startPostgresCapture } from '../changes/capture.postgres.js'
+import { CHANGED_READ_MODEL } from '../changes/changed-tables.js'
+import { prepareSync } from '../changes/sync-recorder.js'
+import { kyselyOnClient } from '../client-kysely.js'
 import { refreshPostgresReadModel } from '../read-model/refresh.js'
 import type { BrandDayRenderer } from '../read-model/group-rows.js'
-import { TouchedKeys } from '../read-model/touched.js'
 import type { ImportWriter } from './import-writer.types.js'
 import { postHistoryCutoff } from './post-history.js'
-import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, updateAssignments, type ImportTable } from './import-writer.tables.js'
+import { ACCOUNTS_TABLE, BRANDS_TABLE, DAILY_TABLE, POSTS_TABLE, type ImportTable } from './import-writer.tables.js'
 
 type Row = Record<string, unknown>
 
@@ -24,7 +26,8 @@ function copyValue (value: unknown): string {
 /**
  * Upserts through a staging table: each batch is streamed with COPY (the fastest way into
  * PostgreSQL) into a temporary table shaped like the target, then moved over with one
- * INSERT … SELECT … ON CONFLICT DO UPDATE. Rows are keyed by identity while buffered, so a later
+ * INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE <changed> that also records the keys it inserted
+ * or changed (src/storage/changes/capture.postgres.ts). Rows are keyed by identity while buffered, so a later
  * row with the same key replaces an earlier one: ON CONFLICT cannot touch a row twice in one
  * statement, and the last record must win.
  */
@@ -64,27 +67,21 @@ class StagedUpsert {
     copy.end([...this.lines.values()].join(''))
     this.lines.clear()
     await done
-    await this.client.query(
-      `insert into ${this.spec.table} (${columns}) select ${columns} from ${this.stage} ` +
-      `on conflict (${this.spec.key.join(', ')}) do update set ${updateAssignments(this.spec)}`,
-    )
+    await this.client.query(capturingUpsert(this.spec, this.stage, this.columns))
     await this.client.query(`truncate ${this.stage}`)
   }
 }
 
 export async function openPostgresImportWriter (pool: pg.Pool, now: string, render: BrandDayRenderer): Promise<ImportWriter> {
   const client = await pool.connect()
-  // Which brand each account had before the import: a move refreshes both brands' months.
-  let brandBefore: Map<string, number>
   try {
     await client.query('begin')
-    const { rows } = await client.query<{ platform: PlatformCode, account_id: string, brand_id: string }>('select platform, account_id, brand_id from accounts')
-    brandBefore = new Map(rows.map((row) => [accountKey(row.platform, Number(row.account_id)), Number(row.brand_id)]))
+    await startPostgresCapture(client)
   } catch (error) {
+    await client.query('rollback').catch(() => {})
     client.release(error as Error)
     throw error
   }
-  const touched = new TouchedKeys()
   // Flushed in this order, so most references resolve at once; the rest are checked at commit
   // (the foreign keys are deferred, migration 2026_11_23_0000_deferred_references).
   const staged = {
@@ -100,17 +97,16 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
     client.release(error)
   }
   return {
-    add: (row) => {
-      if (row.kind === 'daily') touched.day(row.platform, row.account_id, row.date)
-      else if (row.kind === 'account') touched.account(row.platform, row.account_id, row.brand_id, brandBefore.get(accountKey(row.platform, row.account_id)))
-      return staged[row.kind].add(row as unknown as Row)
-    },
-    commit: async () => {
+    add: (row) => staged[row.kind].add(row as unknown as Row),
+    commit: async (sources) => {
       for (const table of Object.values(staged)) await table.flush()
-      await refreshPostgresReadModel(client, touched, render)
+      const prepared = await prepareSync(kyselyOnClient(client), 'postgres', { startedAt: now, ...sources })
+      await refreshPostgresReadModel(client, CHANGED_READ_MODEL.postgres, render)
       await client.query('delete from post_history where superseded_at < $1', [postHistoryCutoff(now)])
+      const sync = await prepared.write()
       await client.query('commit')
       release()
+      return sync
     },
     rollback: async () => {
       if (released) return

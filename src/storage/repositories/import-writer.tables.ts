@@ -31,3 +31,20 @@ export function updateAssignments (spec: ImportTable): string {
   const columns = [...spec.columns, ...(spec.stamped ? ['updated_at'] : [])]
   return columns.filter((column) => !spec.key.includes(column)).map((column) => `${column} = excluded.${column}`).join(', ')
 }
+
+/**
+ * The DO UPDATE's condition: some data column differs (null-safe; `updated_at` is not data). A
+ * record equal to the stored row is then not written at all — no new row version, no trigger, no
+ * change recorded — so a re-import of identical rows changes and writes nothing (docs/import.md
+ * "Syncs"). SQLite spells the null-safe comparison `IS NOT`, PostgreSQL `IS DISTINCT FROM`.
+ */
+export function changedCondition (spec: ImportTable, dialect: 'sqlite' | 'postgres'): string {
+  const differs = dialect === 'sqlite' ? 'is not' : 'is distinct from'
+  return spec.columns.filter((column) => !spec.key.includes(column))
+    .map((column) => `${spec.table}.${column} ${differs} excluded.${column}`).join(' or ')
+}
+
+/** The upsert both writers run: insert, or replace the row when a data column differs. */
+export function upsertClause (spec: ImportTable, dialect: 'sqlite' | 'postgres'): string {
+  return `on conflict (${spec.key.join(', ')}) do update set ${updateAssignments(spec)} where ${changedCondition(spec, dialect)}`
+}

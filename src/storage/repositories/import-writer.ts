@@ -4,14 +4,15 @@ import { openPostgresImportWriter } from './import-writer.postgres.js'
 import { openSqliteImportWriter } from './import-writer.sqlite.js'
 import type { ImportWriter } from './import-writer.types.js'
 
-export type { ImportWriter } from './import-writer.types.js'
+export type { ImportWriter, SyncSources } from './import-writer.types.js'
 
 /**
- * Opens the transaction. `now` (ISO-8601) stamps `updated_at` on every row written; `render`
- * writes the daily entries of the brand-days the import sums again (the read model's entry_json).
+ * Opens the transaction. `now` (ISO-8601) stamps `updated_at` on every row written and is the
+ * sync's start; `render` writes the daily entries of the brand-days the import sums again (the
+ * read model's entry_json).
  */
 export async function openImportWriter (store: Store, now: string, render: BrandDayRenderer): Promise<ImportWriter> {
   return store.dialect === 'sqlite'
-    ? openSqliteImportWriter(store.sqlite, now, render)
+    ? openSqliteImportWriter(store.sqlite, store.db, now, render)
     : await openPostgresImportWriter(store.pool, now, render)
 }

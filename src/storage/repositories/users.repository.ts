@@ -86,17 +86,25 @@ export async function deleteUser (db: Db, userId: string): Promise<void> {
   await db.deleteFrom('users').where('user_id', '=', userId).execute()
 }
 
-export async function insertGrants (db: Db, userId: string, brandIds: number[], createdAt: string): Promise<void> {
-  if (brandIds.length === 0) return
-  await db.insertInto('user_brands')
+/**
+ * Grants the brands not granted yet; returns those it granted, ascending. A grant that exists
+ * already (also one a concurrent transaction has just written) is left alone and not returned.
+ */
+export async function insertGrants (db: Db, userId: string, brandIds: number[], createdAt: string): Promise<number[]> {
+  if (brandIds.length === 0) return []
+  const rows = await db.insertInto('user_brands')
     .values(brandIds.map((brandId) => ({ user_id: userId, brand_id: brandId, created_at: createdAt })))
     .onConflict((oc) => oc.columns(['user_id', 'brand_id']).doNothing())
+    .returning('brand_id')
     .execute()
+  return rows.map((row) => Number(row.brand_id)).sort((a, b) => a - b)
 }
 
-export async function deleteGrants (db: Db, userId: string, brandIds: number[]): Promise<void> {
-  if (brandIds.length === 0) return
-  await db.deleteFrom('user_brands').where('user_id', '=', userId).where('brand_id', 'in', brandIds).execute()
+/** Revokes the brands; returns those that were granted (and are not any more), ascending. */
+export async function deleteGrants (db: Db, userId: string, brandIds: number[]): Promise<number[]> {
+  if (brandIds.length === 0) return []
+  const rows = await db.deleteFrom('user_brands').where('user_id', '=', userId).where('brand_id', 'in', brandIds).returning('brand_id').execute()
+  return rows.map((row) => Number(row.brand_id)).sort((a, b) => a - b)
 }
 
 export async function listGrantedBrandIds (db: Db, userId: string): Promise<number[]> {

@@ -27,10 +27,11 @@ export interface DashboardServer {
   close: () => Promise<void>
 }
 
-export async function startDashboardServer (dialect: Dialect): Promise<DashboardServer> {
+/** `until`: the demo's last day (default today), for tests that need the same data every day. */
+export async function startDashboardServer (dialect: Dialect, options: { until?: string } = {}): Promise<DashboardServer> {
   const testStore = await createTestStore(dialect)
   const today = todayUtc()
-  await importSources(testStore.store, [demoSource({ ...DEMO_DEFAULTS, until: today })], {})
+  await importSources(testStore.store, [demoSource({ ...DEMO_DEFAULTS, until: options.until ?? today })], {})
   const newPartner = async () => await createPartner(testStore.store, { brandIds: DEMO_USER_BRANDS })
   const partner = await newPartner()
   const apps: FastifyInstance[] = []

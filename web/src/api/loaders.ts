@@ -1,7 +1,8 @@
 import type { PartnerAnalyticsClient } from '../../../packages/client/src/client.js'
-import type { AnalyticsQuery, AggReport, PostsQuery, PostsResponse } from '../../../packages/client/src/types.js'
+import type { AccountStatus, AnalyticsQuery, AggReport, DataStatusQuery, PostsQuery, PostsResponse } from '../../../packages/client/src/types.js'
 import { daysInPeriod } from '../model/period.js'
 import type { Entry } from '../model/series.js'
+import { splitStatus, type EntryStatus } from '../model/status.js'
 import { CancelledError } from './query-cache.js'
 
 /** Walking the API's pages, reporting progress as the export command does (days of the period covered). */
@@ -23,6 +24,20 @@ export class TooMuchDataError extends Error {
   }
 }
 
+/** Entries as the export writes them, and each one's include=status completeness (same order). */
+export interface SeriesData {
+  entries: Entry[]
+  statuses: Array<EntryStatus | undefined>
+}
+
+function splitAll (data: readonly unknown[], into: SeriesData): void {
+  for (const item of data) {
+    const { entry, status } = splitStatus(item as Entry)
+    into.entries.push(entry)
+    into.statuses.push(status)
+  }
+}
+
 /**
  * Every entry of a daily query (following next_cursor until it is absent, latest date first),
  * or the single answer of a monthly one. `isCancelled` stops a walk nobody waits for any more.
@@ -32,13 +47,17 @@ export async function loadSeriesEntries (
   query: AnalyticsQuery,
   onProgress: (progress: WalkProgress) => void,
   isCancelled: () => boolean,
-): Promise<Entry[]> {
-  if (query.type !== 'daily') return (await client.analytics(query)).data as Entry[]
-  const entries: Entry[] = []
+): Promise<SeriesData> {
+  const series: SeriesData = { entries: [], statuses: [] }
+  if (query.type !== 'daily') {
+    splitAll((await client.analytics(query)).data, series)
+    return series
+  }
+  const entries = series.entries
   let pages = 0
   for await (const page of client.dailyPages(query)) {
     pages += 1
-    entries.push(...page.data as Entry[])
+    splitAll(page.data, series)
     const period = { since: String(page.since), until: String(page.until) }
     const oldest = page.data.at(-1)?.date
     const totalDays = daysInPeriod(period)
@@ -47,11 +66,31 @@ export async function loadSeriesEntries (
     if (isCancelled() && page.next_cursor !== undefined) throw new CancelledError()
     if (pages >= MAX_DAILY_PAGES && page.next_cursor !== undefined) throw new TooMuchDataError(pages)
   }
-  return entries
+  return series
 }
 
-export async function loadAgg (client: PartnerAnalyticsClient, query: AnalyticsQuery): Promise<AggReport> {
-  return await client.analytics({ ...query, type: 'agg' })
+/** An agg report; with include=status its entries come back as the export writes them, their status beside. */
+export async function loadAgg (client: PartnerAnalyticsClient, query: AnalyticsQuery): Promise<AggReport & { statuses: Array<EntryStatus | undefined> }> {
+  const report = await client.analytics({ ...query, type: 'agg' })
+  const series: SeriesData = { entries: [], statuses: [] }
+  splitAll(report.data, series)
+  return { ...report, data: series.entries as AggReport['data'], statuses: series.statuses }
+}
+
+/** 20 pages of 100 accounts: more than any chart can name. */
+const MAX_STATUS_PAGES = 20
+
+/** Every account's data status for the query (GET /data-status, following next_cursor). */
+export async function loadDataStatus (client: PartnerAnalyticsClient, query: Omit<DataStatusQuery, 'cursor' | 'limit'>): Promise<AccountStatus[]> {
+  const accounts: AccountStatus[] = []
+  let cursor: string | undefined
+  for (let pages = 0; pages < MAX_STATUS_PAGES; pages++) {
+    const page = await client.dataStatus({ ...query, limit: 100, cursor })
+    accounts.push(...page.data)
+    cursor = page.next_cursor ?? undefined
+    if (cursor === undefined) break
+  }
+  return accounts
 }
 
 export async function loadPosts (client: PartnerAnalyticsClient, query: PostsQuery): Promise<PostsResponse> {

@@ -1,5 +1,5 @@
 import {
-  BadRequestError, ForbiddenError, InvalidCredentialsError, NotFoundError, PartnerAnalyticsError, RateLimitError,
+  BadRequestError, ConflictError, ForbiddenError, InvalidCredentialsError, NotFoundError, PartnerAnalyticsError, RateLimitError,
   TokenExpiredError, TokenInvalidError, TooManyAttemptsError, UserDisabledError, ValidationError,
 } from '../../../packages/client/src/errors.js'
 import { TooMuchDataError } from './loaders.js'
@@ -39,5 +39,6 @@ export function describeProblem (error: unknown): Problem {
   }
   if (error instanceof ValidationError || error instanceof BadRequestError) return { ...base, kind: 'invalid', title: 'The API refused this query' }
   if (error instanceof NotFoundError) return { ...base, kind: 'not-found', title: 'Not found' }
+  if (error instanceof ConflictError) return { ...base, kind: 'invalid', title: 'Not possible right now' }
   return { ...base, kind: 'error', title: `The API answered with an error (${error.status})` }
 }

@@ -1,5 +1,6 @@
 import { PartnerAnalyticsClient } from '../../../packages/client/src/client.js'
 import type { Brand } from '../../../packages/client/src/types.js'
+import { metricTextsOf, type MetricTexts } from '../model/catalog.js'
 import { QueryCache } from './query-cache.js'
 import type { Signal } from './signal.js'
 
@@ -29,6 +30,8 @@ export interface Profile {
 export interface Session {
   client: PartnerAnalyticsClient
   profile: Profile
+  /** Metric labels and help text, from GET /catalog/metrics. */
+  metrics: MetricTexts
   /** Results by query, for this session only; cleared by Refresh and dropped at sign-out. */
   cache: QueryCache
   /** Sign-out or an ended session: the client sends nothing more (a retry waiting out a 429, a walk under way). */
@@ -69,7 +72,7 @@ function createClient (clientKey: string, secretKey: string, waits: Signal<RateL
   })
 }
 
-/** Logs in, then reads the profile and every page of brands. Throws the client's typed errors. */
+/** Logs in, then reads the profile, every page of brands and the metric catalogue. Throws the client's typed errors. */
 export async function signIn (clientKey: string, secretKey: string, waits: Signal<RateLimitWait | null>): Promise<Session> {
   let ended = false
   const client = createClient(clientKey, secretKey, waits, () => ended)
@@ -83,5 +86,7 @@ export async function signIn (clientKey: string, secretKey: string, waits: Signa
     brands.push(...page.brands)
     cursor = page.next_cursor ?? undefined
   } while (cursor !== undefined)
-  return { client, profile: { name, brands }, cache: new QueryCache(), end: () => { ended = true } }
+  // After the brands, not beside them: its answer would end the wait a 429 of /me is showing.
+  const metrics = metricTextsOf(await client.metricCatalog())
+  return { client, profile: { name, brands }, metrics, cache: new QueryCache(), end: () => { ended = true } }
 }

@@ -7,7 +7,7 @@ import { isPlatform, POST_TYPES, type Platform, type PostType } from './platform
  * Parameters left at their default are left out of the URL.
  */
 
-export const VIEWS = ['overview', 'platforms', 'table', 'posts'] as const
+export const VIEWS = ['overview', 'platforms', 'table', 'posts', 'webhooks'] as const
 export type View = (typeof VIEWS)[number]
 
 /** Metrics the per-platform comparison can rank by. */

@@ -1,4 +1,4 @@
-import type { AnalyticsQuery, PostsQuery } from '../../../packages/client/src/types.js'
+import type { AnalyticsQuery, DataStatusQuery, PostsQuery } from '../../../packages/client/src/types.js'
 import type { Filters } from './filters.js'
 import type { Period } from './period.js'
 import { accountsField, type Platform } from './platforms.js'
@@ -44,14 +44,23 @@ export function analyticsScope (filters: Filters, brands: readonly BrandAccounts
   return { ...base, account_id: accountIds }
 }
 
-/** The chart query: every daily page, or the monthly breakdown. */
+/**
+ * The chart query: every daily page, or the monthly breakdown, with each entry's completeness
+ * (include=status: the points with fewer accounts reporting than expected are marked).
+ */
 export function seriesQuery (filters: Filters, scope: Scope, period: Period): AnalyticsQuery {
-  return { type: filters.granularity, ...period, ...scopeParams(scope) }
+  return { type: filters.granularity, ...period, ...scopeParams(scope), include: ['status'] }
 }
 
-/** The table query: one agg entry per brand, account or platform, with total and average. */
+/** The table query: one agg entry per brand, account or platform, with total, average and completeness. */
 export function tableQuery (scope: Scope, period: Period): AnalyticsQuery {
-  return { type: 'agg', ...period, ...scopeParams(scope) }
+  return { type: 'agg', ...period, ...scopeParams(scope), include: ['status'] }
+}
+
+/** The accounts behind the figures of a scope and period (GET /data-status): freshness, and who is missing. */
+export function dataStatusQuery (scope: Scope, period: Period): Omit<DataStatusQuery, 'cursor' | 'limit'> {
+  const { split_by_platform: _split, ...params } = scopeParams(scope)
+  return { ...period, ...params } as Omit<DataStatusQuery, 'cursor' | 'limit'>
 }
 
 /**

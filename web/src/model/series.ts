@@ -1,5 +1,6 @@
 import { datesOf, monthsOf, type Period } from './period.js'
 import { PLATFORMS, platformName } from './platforms.js'
+import { groupOfEntry, type EntryGroup, type EntryStatus } from './status.js'
 
 /**
  * Daily or monthly entries turned into chart lines: one line per brand, account or platform (the
@@ -16,6 +17,10 @@ export interface Line {
   key: string
   label: string
   values: Record<ChartMetric, Array<number | null>>
+  /** The accounts the line sums (to name the missing ones). */
+  group: EntryGroup
+  /** include=status: each point's completeness, when the API gave it. */
+  status: Array<EntryStatus | undefined>
 }
 
 export interface SeriesModel {
@@ -45,22 +50,24 @@ const metricValue = (entry: Entry, metric: ChartMetric): number | null => {
   return typeof value === 'number' && Number.isFinite(value) ? value : null
 }
 
-export function buildSeries (entries: readonly Entry[], granularity: 'daily' | 'monthly', period: Period, brandNames: ReadonlyMap<number, string>): SeriesModel {
+/** `statuses`: include=status, one per entry (undefined where the API gave none). */
+export function buildSeries (entries: readonly Entry[], granularity: 'daily' | 'monthly', period: Period, brandNames: ReadonlyMap<number, string>, statuses: ReadonlyArray<EntryStatus | undefined> = []): SeriesModel {
   const x = granularity === 'daily' ? datesOf(period) : monthsOf(period)
   const position = new Map(x.map((value, index) => [value, index]))
   const lines = new Map<string, Line & { order: [number, number] }>()
-  for (const entry of entries) {
+  for (const [index, entry] of entries.entries()) {
     const at = position.get(String(granularity === 'daily' ? entry.date : entry.month))
     if (at === undefined) continue
     const group = groupOf(entry, brandNames)
     let line = lines.get(group.key)
     if (line === undefined) {
       const empty = () => x.map((): number | null => null)
-      line = { key: group.key, label: group.label, order: group.order, values: { views: empty(), interactions: empty(), followers: empty(), engagement_rate: empty() } }
+      line = { key: group.key, label: group.label, order: group.order, values: { views: empty(), interactions: empty(), followers: empty(), engagement_rate: empty() }, group: groupOfEntry(entry), status: x.map(() => undefined) }
       lines.set(group.key, line)
     }
     for (const metric of Object.keys(line.values) as ChartMetric[]) line.values[metric][at] = metricValue(entry, metric)
+    line.status[at] = statuses[index]
   }
   const sorted = [...lines.values()].sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1])
-  return { x, lines: sorted.map(({ key, label, values }) => ({ key, label, values })) }
+  return { x, lines: sorted.map(({ key, label, values, group, status }) => ({ key, label, values, group, status })) }
 }

@@ -1,5 +1,5 @@
 import { aggregateReportRows } from '../../../packages/client/src/export/sources.js'
-import type { AnalyticsResponse } from '../../../packages/client/src/index.js'
+import type { AnalyticsResponse } from '../../../packages/client/src/types.js'
 
 /**
  * The rows "Download CSV" writes for an agg report: the export's (every entry, then the total and

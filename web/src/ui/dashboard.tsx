@@ -12,12 +12,14 @@ import { OverviewView } from './views/overview.js'
 import { PlatformsView } from './views/platforms.js'
 import { PostsView } from './views/posts.js'
 import { TableView } from './views/table.js'
+import { WebhooksView } from './views/webhooks.js'
 
 const VIEW_LABELS: Record<View, string> = {
   overview: 'Overview',
   platforms: 'Platforms',
   table: 'Table',
   posts: 'Top posts',
+  webhooks: 'Webhooks',
 }
 
 /**
@@ -90,15 +92,18 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
               ))}
             </ul>
           </nav>
-          <p class='period-line' data-period>
-            <strong>{period.since} – {period.until}</strong> ({Number.isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days), compared with{' '}
-            {props.previous.since} – {props.previous.until}
-          </p>
-          {props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}
+          {filters.view !== 'webhooks' && (
+            <p class='period-line' data-period>
+              <strong>{period.since} – {period.until}</strong> ({Number.isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days), compared with{' '}
+              {props.previous.since} – {props.previous.until}
+            </p>
+          )}
+          {filters.view !== 'webhooks' && props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}
           {filters.view === 'overview' && <OverviewView {...props} />}
           {filters.view === 'platforms' && <PlatformsView {...props} />}
           {filters.view === 'table' && <TableView {...props} />}
           {filters.view === 'posts' && <PostsView {...props} />}
+          {filters.view === 'webhooks' && <WebhooksView />}
         </main>
       </div>
     </>

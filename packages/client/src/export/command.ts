@@ -4,6 +4,8 @@ import { EXIT, executeExport, type ExportIo } from './execute.js'
 import { FORMATS, type Format } from './formats.js'
 import type { AnalyticsQuery, PostsQuery } from '../types.js'
 import { analyticsJob, postsJob, type ExportJob } from './jobs.js'
+import { changesJob } from './changes-job.js'
+import type { ChangesQuery } from '../types.js'
 
 /**
  * partner-analytics-export: every page of an analytics or posts query, to CSV, NDJSON or JSON.
@@ -24,6 +26,10 @@ const date = (value: string): string => {
 }
 const pageSize = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 50) throw new InvalidArgumentError('expected an integer from 1 to 50')
+  return Number(value)
+}
+const feedPageSize = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new InvalidArgumentError('expected an integer from 1 to 100')
   return Number(value)
 }
 const seconds = (value: string): number => {
@@ -87,6 +93,22 @@ export async function runExport (argv: string[], io: ExportIo): Promise<number> 
         order: options.order,
         limit: options.pageSize ?? 50,
       }), options)
+    })
+
+  program.command('changes')
+    .description('the change feed as NDJSON, one event per line, up to now; prints the cursor to continue from (last line of standard error)')
+    // Where to begin is said once: the API refuses start with cursor, and a cursor file is a cursor.
+    .addOption(new Option('--cursor <cursor>', 'continue after this cursor (a next_cursor printed or stored by a previous run)').conflicts(['start', 'cursorFile']))
+    .addOption(new Option('--start <where>', 'without a cursor: latest = no events, just the cursor at the head (default: from the oldest event kept)').choices(['latest']))
+    .option('--cursor-file <file>', 'read the cursor from FILE when it exists (then --start is ignored) and store the new one there once every event is written')
+    .option('--brand-id <ids>', 'comma-separated brand ids (default: every accessible brand)', ids)
+    .option('--type <types>', 'comma-separated event types, e.g. analytics.updated,access.granted')
+    .option('--page-size <n>', 'events per request, 1 to 100', feedPageSize, 100)
+    .option('--out <file>', 'output file, written as FILE.partial and renamed when complete (default: standard output)')
+    .option('--timeout <seconds>', 'seconds one request may take, 0 for no limit', seconds, DEFAULT_TIMEOUT_MS / 1000)
+    .action(async (options: { cursor?: string, start?: 'latest', cursorFile?: string, brandId?: number[], type?: string, pageSize: number, out?: string, timeout: number }) => {
+      const query = { brand_id: options.brandId, type: listOption(options.type) as ChangesQuery['type'], limit: options.pageSize }
+      exitCode = await executeExport(changesJob({ query, cursor: options.cursor, start: options.start, cursorFile: options.cursorFile }), { out: options.out, timeout: options.timeout }, io)
     })
 
   try {

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream'
 import { SingleBar } from 'cli-progress'
 import { PartnerAnalyticsClient } from '../client.js'
-import { NetworkError, PartnerAnalyticsError } from '../errors.js'
+import { CursorExpiredError, NetworkError, PartnerAnalyticsError } from '../errors.js'
 import { readExportEnvironment } from './environment.js'
 import type { ExportJob } from './jobs.js'
 import { InterruptedError, OutputError, writeToFile, writeToStream } from './output.js'
@@ -18,8 +18,11 @@ export interface ExportIo {
   signal?: AbortSignal
 }
 
-/** Exit codes (docs/client.md). 130 = 128 + SIGINT, what shells report for Ctrl-C. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const
+/**
+ * Exit codes (docs/client.md). 3: the change feed's cursor expired (the caller must resynchronise,
+ * which a script needs to tell from other failures). 130 = 128 + SIGINT, what shells report for Ctrl-C.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, cursorExpired: 3, interrupted: 130 } as const
 
 export interface OutputOptions {
   /** File to write; undefined or "-" for standard output. */
@@ -50,17 +53,23 @@ export async function executeExport (job: ExportJob, options: OutputOptions, io:
     const text = job.text(client, progress)
     if (file === undefined) await writeToStream(io.stdout, text, io.signal)
     else await writeToFile(file, text, io.signal)
+    await job.afterWrite?.()
   } catch (error) {
     progress.stop()
     say(`error: ${describeFailure(error, file)}`)
-    return error instanceof InterruptedError ? EXIT.interrupted : EXIT.failed
+    return error instanceof InterruptedError ? EXIT.interrupted : error instanceof CursorExpiredError ? EXIT.cursorExpired : EXIT.failed
   }
   say(`exported ${job.summary()} to ${file ?? 'standard output'}`)
+  for (const line of job.epilogue?.() ?? []) say(line)
   return EXIT.ok
 }
 
 /** One line saying what failed and why; the partial file is already gone when this is printed. */
 export function describeFailure (error: unknown, file: string | undefined): string {
+  if (error instanceof CursorExpiredError) {
+    return `${error.errorCode} (${error.status}): ${error.message}${error.requestId === undefined ? '' : ` [request_id ${error.requestId}]`}; ` +
+      'export your data again, then follow the feed from --start latest (with --cursor-file, delete that file first)'
+  }
   if (error instanceof PartnerAnalyticsError) {
     return `${error.errorCode} (${error.status}): ${error.message}${error.requestId === undefined ? '' : ` [request_id ${error.requestId}]`}`
   }

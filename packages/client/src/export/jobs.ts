@@ -8,6 +8,15 @@ export interface ExportJob {
   text: (client: PartnerAnalyticsClient, progress: Progress) => AsyncGenerator<string>
   /** e.g. "42 rows"; read after the text has been written. */
   summary: () => string
+  /** Runs once the text is complete (written, and renamed when to a file), before the summary: e.g. storing a cursor. */
+  afterWrite?: () => Promise<void>
+  /** Lines for standard error after the summary (e.g. the cursor to continue from). */
+  epilogue?: () => string[]
+}
+
+/** "1 row", "2 rows" (the summary line: "exported 1 row to daily.csv"). */
+export function rowCount (count: number): string {
+  return `${count} ${count === 1 ? 'row' : 'rows'}`
 }
 
 /** Rows in the format, counted as they pass. */
@@ -19,7 +28,7 @@ function rowsJob (format: Format, rows: (client: PartnerAnalyticsClient, progres
         for await (const row of rows(client, progress)) { count++; yield row }
       })())
     },
-    summary: () => `${count} rows`,
+    summary: () => rowCount(count),
   }
 }
 
@@ -40,7 +49,7 @@ function aggJob (format: Format, query: AnalyticsQuery): ExportJob {
       }
       yield * formatRows(format, aggregateReportRows(response))
     },
-    summary: () => `${entries} rows and the aggregates (total, average)`,
+    summary: () => `${rowCount(entries)} and the aggregates (total, average)`,
   }
 }
 

@@ -18,9 +18,9 @@ export class InterruptedError extends Error {
 
 /** The file could not be created or written: the path, and the system's reason without its syscall noise. */
 export class OutputError extends Error {
-  constructor (readonly path: string, cause: unknown) {
+  constructor (readonly path: string, cause: unknown, action: 'read' | 'write' = 'write') {
     const reason = cause instanceof Error ? cause.message.replace(/, \w+ '.*'$/, '') : String(cause)
-    super(`cannot write ${path} (${reason})`, { cause })
+    super(`cannot ${action} ${path} (${reason})`, { cause })
     this.name = 'OutputError'
   }
 }

@@ -8,8 +8,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database reachability */
+        /** Full report: version, uptime, database and Redis reachability */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (for an orchestrator's liveness probe) */
+        get: operations["getHealthLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the database answers (for a load balancer's health check) */
+        get: operations["getHealthReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -92,10 +126,200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/data-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How complete each account's data is: coverage, last sync, and the missing days of a period */
+        get: operations["getDataStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every metric the reports carry: meaning, unit, platforms, how it combines, which reports */
+        get: operations["getMetricCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed: what changed in the brands you can see, in commit order
+         * @description Page with `next_cursor` while `has_more`; store the last `next_cursor` and call again later to get what changed since. Start with `start=latest` after reading your data in full. A cursor older than the retention is 410 CURSOR_EXPIRED: resynchronise.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoints, oldest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Register a webhook endpoint; the answer holds its signing secret, shown only here */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your webhook endpoints */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint with its delivery log; nothing more is sent to it */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change a webhook's URL, events or description, or disable and enable it */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a new signing secret; the previous one keeps signing beside it for 24 hours */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test event to the endpoint now; follow it in the delivery log */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: each delivery with its attempts, newest first */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a delivery again, due now, with a fresh retry schedule */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    changeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event POSTed to your endpoint, signed (Standard Webhooks)
+         * @description The same JSON as the event in GET /changes (or webhook.test). Verify the signature over the raw body before parsing it, answer 2xx within 10 seconds, and dedupe by webhook-id: delivery is at least once.
+         */
+        post: operations["receiveChangeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        ReplicaHealth: {
+            /** @description Position of the replica in the service's list of read replicas, from 1 */
+            id: number;
+            /** @description ok: holds every committed import, reads go to it; behind: misses a committed import; lagging: further behind than the allowed lag; down: does not answer; unchecked: not checked yet */
+            state: "ok" | "behind" | "lagging" | "down" | "unchecked";
+            /** @description How long the replica has been missing data the primary had, in ms; null when unknown */
+            lag_ms: number | null;
+            /** @description True while reads do not go to this replica */
+            skipped: boolean;
+        };
         Health: {
             status: "ok" | "error";
             /** @description Service version */
@@ -105,6 +329,18 @@ export interface components {
             redis?: "ok" | "unreachable";
             /** @description Seconds since the process started */
             uptime_s: number;
+            /** @description The read replicas and their state; present only when the service is configured with some. They never make the status an error: the primary serves what they cannot */
+            replicas?: components["schemas"]["ReplicaHealth"][];
+        };
+        /** @description The process answers requests; nothing else is checked */
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        Readiness: {
+            status: "ok" | "error";
+            /** @description Whether the database answered within 1 second; Redis is not checked (without it the service serves with in-process limits) */
+            database: "ok" | "unreachable";
         };
         Token: {
             /** @description JWT bearer token */
@@ -125,7 +361,10 @@ export interface components {
             status_code: number;
             /** @constant */
             status: "error";
-            /** @description ISO 8601 UTC to the second, e.g. 2026-11-21T12:00:00Z */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC to the second, e.g. 2026-11-21T12:00:00Z
+             */
             timestamp: string;
             /** @description Equals the X-Request-Id response header */
             request_id: string;
@@ -152,6 +391,10 @@ export interface components {
             status_code: 422;
             /** @constant */
             status: "error";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC to the second
+             */
             timestamp: string;
             request_id: string;
         };
@@ -192,8 +435,32 @@ export interface components {
             /** @description Pass as cursor for the next page; null on the last page */
             next_cursor: string | null;
         };
+        /** @description include=status, one count per metric the entry carries (not the derived posts_per_day, engagement_rate, interaction_rate). metrics_reported: how many of the reporting account-days (daily entries: accounts) reported the metric (not null); metrics_expected: how many of them are on a platform that has the metric */
+        MetricCounts: {
+            revenue?: number;
+            views?: number;
+            followers?: number;
+            new_followers?: number;
+            posts_count?: number;
+            interactions?: number;
+            video_views_3s?: number;
+            video_views_2s?: number;
+            views_video?: number;
+            reach?: number;
+            impressions?: number;
+            ad_reach?: number;
+            likes?: number;
+            shares?: number;
+            comments?: number;
+            views_organic?: number;
+            views_paid?: number;
+            link_clicks?: number;
+        };
         DailyEntry: {
-            /** @description YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
             date: string;
             /** @description Platform code, when platform was given or split_by_platform=true */
             platform?: string;
@@ -245,14 +512,26 @@ export interface components {
             views_paid?: number;
             /** @description Platforms: fb, li */
             link_clicks?: number;
+            /** @description include=status: accounts of the entry's group whose coverage (first to last day with data) includes the day */
+            accounts_expected?: number;
+            /** @description include=status: those of them with data that day */
+            accounts_reported?: number;
+            metrics_reported?: components["schemas"]["MetricCounts"];
+            metrics_expected?: components["schemas"]["MetricCounts"];
         };
         DailyReport: {
             data: components["schemas"]["DailyEntry"][];
             /** @description Entries on this page (at most 20) */
             total: number;
-            /** @description Start of the period, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description Start of the period, YYYY-MM-DD
+             */
             since: string;
-            /** @description End of the period, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description End of the period, YYYY-MM-DD
+             */
             until: string;
             /** @description Requested platform codes in canonical order, or "all" */
             platforms: string[] | "all";
@@ -314,14 +593,26 @@ export interface components {
             views_paid?: number;
             /** @description Platforms: fb, li */
             link_clicks?: number;
+            /** @description include=status: accounts of the entry's group whose coverage meets the month (its days inside the period) */
+            accounts_expected?: number;
+            /** @description include=status: those of them with data in it */
+            accounts_reported?: number;
+            metrics_reported?: components["schemas"]["MetricCounts"];
+            metrics_expected?: components["schemas"]["MetricCounts"];
         };
         MonthlyReport: {
             data: components["schemas"]["MonthlyEntry"][];
             /** @description Entries (every month of the period) */
             total: number;
-            /** @description Start of the period, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description Start of the period, YYYY-MM-DD
+             */
             since: string;
-            /** @description End of the period, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description End of the period, YYYY-MM-DD
+             */
             until: string;
             /** @description Requested platform codes in canonical order, or "all" */
             platforms: string[] | "all";
@@ -385,6 +676,12 @@ export interface components {
             views_paid?: number;
             /** @description Platforms: fb, li */
             link_clicks?: number;
+            /** @description include=status: account-days: days of the period inside the coverage of each account of the entry's group, summed */
+            accounts_expected?: number;
+            /** @description include=status: account-days with data */
+            accounts_reported?: number;
+            metrics_reported?: components["schemas"]["MetricCounts"];
+            metrics_expected?: components["schemas"]["MetricCounts"];
         };
         AggregateFigures: {
             views: number;
@@ -405,9 +702,15 @@ export interface components {
                 total: components["schemas"]["AggregateFigures"];
                 average: components["schemas"]["AggregateFigures"];
             };
-            /** @description Start of the period, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description Start of the period, YYYY-MM-DD
+             */
             since: string;
-            /** @description End of the period, YYYY-MM-DD */
+            /**
+             * Format: date
+             * @description End of the period, YYYY-MM-DD
+             */
             until: string;
             /** @description Requested platform codes in canonical order, or "all" */
             platforms: string[] | "all";
@@ -427,7 +730,10 @@ export interface components {
             account_id: number;
             account_name: string;
             brand_id: number;
-            /** @description UTC, whole seconds: 2026-11-21T10:30:00Z */
+            /**
+             * Format: date-time
+             * @description UTC, whole seconds: 2026-11-21T10:30:00Z
+             */
             created_time: string;
             type: string | null;
             /** @description Category: video, image, carousel, reel, story, short, text, share, document, other */
@@ -453,7 +759,15 @@ export interface components {
             data: components["schemas"]["Post"][];
             /** @description Records on this page */
             total: number;
+            /**
+             * Format: date
+             * @description First day of the period, YYYY-MM-DD
+             */
             since: string;
+            /**
+             * Format: date
+             * @description Last day of the period, YYYY-MM-DD
+             */
             until: string;
             /** @description Requested platform codes in canonical order, or "all" */
             platforms: string[] | "all";
@@ -463,6 +777,359 @@ export interface components {
             brand_id?: number;
             next_cursor: string | null;
         };
+        /** @description An inclusive run of days */
+        DateRange: {
+            /**
+             * Format: date
+             * @description First day of the range, inclusive, YYYY-MM-DD
+             */
+            since: string;
+            /**
+             * Format: date
+             * @description Last day of the range, inclusive, YYYY-MM-DD
+             */
+            until: string;
+        };
+        AccountStatus: {
+            brand_id: number;
+            /** @description Platform code */
+            platform: string;
+            /** @description Unique on its platform only */
+            account_id: number;
+            account_name: string;
+            /** @description First day with data (whole history); null when the account has none */
+            first_date: string | null;
+            /** @description Last day with data (whole history); null when the account has none */
+            last_date: string | null;
+            /** @description When an import last changed this account's data, UTC to the second (2026-11-21T12:00:00Z); null when not recorded */
+            synced_at: string | null;
+            /** @description Days from max(since, first_date) to min(until, last_date), inclusive; 0 when the coverage does not meet the period */
+            days_expected: number;
+            /** @description Days of that span with data */
+            days_reported: number;
+            /** @description The days of that span without data, as inclusive ranges, ascending; days outside the coverage are not missing */
+            missing: components["schemas"]["DateRange"][];
+        };
+        DataStatusPage: {
+            /** @description One entry per account in scope, by brand_id, platform (canonical order), account_id */
+            data: components["schemas"]["AccountStatus"][];
+            /** @description Accounts on this page */
+            total: number;
+            /**
+             * Format: date
+             * @description Start of the period, YYYY-MM-DD
+             */
+            since: string;
+            /**
+             * Format: date
+             * @description End of the period, YYYY-MM-DD
+             */
+            until: string;
+            /** @description Requested platform codes in canonical order, or "all" */
+            platforms: string[] | "all";
+            /** @description Brands in scope, ascending */
+            brand_ids: number[];
+            /** @description When exactly one brand_id was given */
+            brand_id?: number;
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        MetricDescription: {
+            /** @description The field name in analytics entries */
+            name: string;
+            /** @description A short label for a column or a chart */
+            label: string;
+            description: string;
+            /**
+             * @description count: an integer; currency: the account's currency, a decimal with 2 places (exact sums, rounded half-up); ratio: a quotient
+             * @enum {string}
+             */
+            unit: "count" | "currency" | "ratio";
+            /** @description Decimals of the value (0 for integers) */
+            decimals: number;
+            /** @description Platforms whose accounts report it (a derived metric: whose accounts report its inputs) */
+            platforms: ("fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi")[];
+            /** @description Report types (GET /analytics/ `type`) whose entries carry it */
+            reports: ("daily" | "agg" | "monthly")[];
+            combine: {
+                /**
+                 * @description How a figure of several days is made from theirs: sum; last (each account's last value reported inside the window); ratio (of the sums of ratio_of's inputs)
+                 * @enum {string}
+                 */
+                over_days: "sum" | "last" | "ratio";
+                /**
+                 * @description How a figure of several accounts is made from theirs: sum; last (each account's last value reported inside the window); ratio (of the sums of ratio_of's inputs)
+                 * @enum {string}
+                 */
+                over_accounts: "sum" | "last" | "ratio";
+            };
+            /** @description Derived metrics: what divides what; null for the others */
+            ratio_of: {
+                /** @description A metric */
+                numerator: string;
+                /** @description A metric; `days` (the days of the entry's window inside the period); or `reach_or_views` (by platform: denominator_by_platform) */
+                denominator: string;
+                /** @description With reach_or_views: the metric each platform's rows contribute */
+                denominator_by_platform?: {
+                    [key: string]: string;
+                };
+            } | null;
+            /** @description The metric this one always equals; null for most */
+            same_as: string | null;
+            /** @description Computed from other metrics rather than reported by accounts (not counted by include=status) */
+            derived: boolean;
+            /** @description The value of an entry none of whose account-days reported the metric, by report type */
+            none_reported: {
+                daily: number | null;
+                monthly: number | null;
+                agg: number | null;
+            };
+        };
+        MetricCatalog: {
+            /** @description Every metric, in the order the entries write them */
+            data: components["schemas"]["MetricDescription"][];
+            total: number;
+        };
+        AnalyticsUpdatedData: {
+            brand_id: number;
+            /** @description Accounts in canonical order: platform, then account_id */
+            accounts: {
+                /** @description Platform code */
+                platform: "fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi";
+                account_id: number;
+                /** @description The days whose daily rows the sync inserted or changed, as ascending inclusive ranges */
+                dates: components["schemas"]["DateRange"][];
+            }[];
+        };
+        AnalyticsUpdatedEvent: {
+            /** @description `evt_` + a number; ids increase in commit order. Webhook deliveries carry it as webhook-id: dedupe by it */
+            id: string;
+            /** @constant */
+            type: "analytics.updated";
+            /**
+             * Format: date-time
+             * @description When the change was recorded (UTC, to the second)
+             */
+            created_at: string;
+            /** @description The import that caused it; null for access events */
+            sync_id: number | null;
+            data: components["schemas"]["AnalyticsUpdatedData"];
+        };
+        PostsUpdatedData: {
+            brand_id: number;
+            /** @description Accounts in canonical order: platform, then account_id */
+            accounts: {
+                /** @description Platform code */
+                platform: "fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi";
+                account_id: number;
+                posts_added: number;
+                posts_changed: number;
+            }[];
+        };
+        PostsUpdatedEvent: {
+            /** @description `evt_` + a number; ids increase in commit order. Webhook deliveries carry it as webhook-id: dedupe by it */
+            id: string;
+            /** @constant */
+            type: "posts.updated";
+            /**
+             * Format: date-time
+             * @description When the change was recorded (UTC, to the second)
+             */
+            created_at: string;
+            /** @description The import that caused it; null for access events */
+            sync_id: number | null;
+            data: components["schemas"]["PostsUpdatedData"];
+        };
+        BrandUpdatedData: {
+            brand_id: number;
+            brand_name: string;
+            change: "created" | "renamed";
+        };
+        BrandUpdatedEvent: {
+            /** @description `evt_` + a number; ids increase in commit order. Webhook deliveries carry it as webhook-id: dedupe by it */
+            id: string;
+            /** @constant */
+            type: "brand.updated";
+            /**
+             * Format: date-time
+             * @description When the change was recorded (UTC, to the second)
+             */
+            created_at: string;
+            /** @description The import that caused it; null for access events */
+            sync_id: number | null;
+            data: components["schemas"]["BrandUpdatedData"];
+        };
+        AccountUpdatedData: {
+            /** @description The brand the event is about; for moved_out, the brand the account left */
+            brand_id: number;
+            /** @description Platform code */
+            platform: "fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi";
+            account_id: number;
+            account_name: string;
+            /** @description updated: its name, network id, avatar or permalink changed */
+            change: "created" | "updated" | "moved_in" | "moved_out";
+        };
+        AccountUpdatedEvent: {
+            /** @description `evt_` + a number; ids increase in commit order. Webhook deliveries carry it as webhook-id: dedupe by it */
+            id: string;
+            /** @constant */
+            type: "account.updated";
+            /**
+             * Format: date-time
+             * @description When the change was recorded (UTC, to the second)
+             */
+            created_at: string;
+            /** @description The import that caused it; null for access events */
+            sync_id: number | null;
+            data: components["schemas"]["AccountUpdatedData"];
+        };
+        AccessChangedData: {
+            /** @description The brand the caller gained or lost */
+            brand_id: number;
+        };
+        AccessGrantedEvent: {
+            /** @description `evt_` + a number; ids increase in commit order. Webhook deliveries carry it as webhook-id: dedupe by it */
+            id: string;
+            /** @constant */
+            type: "access.granted";
+            /**
+             * Format: date-time
+             * @description When the change was recorded (UTC, to the second)
+             */
+            created_at: string;
+            /** @description The import that caused it; null for access events */
+            sync_id: number | null;
+            data: components["schemas"]["AccessChangedData"];
+        };
+        AccessRevokedEvent: {
+            /** @description `evt_` + a number; ids increase in commit order. Webhook deliveries carry it as webhook-id: dedupe by it */
+            id: string;
+            /** @constant */
+            type: "access.revoked";
+            /**
+             * Format: date-time
+             * @description When the change was recorded (UTC, to the second)
+             */
+            created_at: string;
+            /** @description The import that caused it; null for access events */
+            sync_id: number | null;
+            data: components["schemas"]["AccessChangedData"];
+        };
+        /** @description One change; `type` tells which */
+        ChangeEvent: components["schemas"]["AnalyticsUpdatedEvent"] | components["schemas"]["PostsUpdatedEvent"] | components["schemas"]["BrandUpdatedEvent"] | components["schemas"]["AccountUpdatedEvent"] | components["schemas"]["AccessGrantedEvent"] | components["schemas"]["AccessRevokedEvent"];
+        ChangesPage: {
+            /** @description Events in commit order (ascending id), at most limit */
+            data: components["schemas"]["ChangeEvent"][];
+            /** @description true: more events can be read now; call again at once with next_cursor (a page may be short, even empty, while true) */
+            has_more: boolean;
+            /** @description Always present: store it and pass it as cursor on the next call, now or later */
+            next_cursor: string;
+        };
+        WebhookWithSecret: {
+            /** @description `wh_` + 24 characters */
+            id: string;
+            url: string;
+            description: string | null;
+            /** @description Subscribed event types, in the change feed's order */
+            events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Who disabled it: you, the operator (only the operator can enable it again), or `failing` (every attempt failed for 3 days; enable it once fixed); null while enabled */
+            disabled_by: ("partner" | "operator" | "failing") | null;
+            /** @description Why it is disabled, in words; null while enabled */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description After a rotation: until when the previous secret still signs beside the new one; null otherwise */
+            previous_secret_expires_at: string | null;
+            /** @description Deliveries not yet finished: due, under way or waiting for a retry (the backlog) */
+            pending_deliveries: number;
+            /** @description The signing secret, `whsec_` + base64: shown only in this answer; keep it safe */
+            secret: string;
+        };
+        Webhook: {
+            /** @description `wh_` + 24 characters */
+            id: string;
+            url: string;
+            description: string | null;
+            /** @description Subscribed event types, in the change feed's order */
+            events: string[];
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Who disabled it: you, the operator (only the operator can enable it again), or `failing` (every attempt failed for 3 days; enable it once fixed); null while enabled */
+            disabled_by: ("partner" | "operator" | "failing") | null;
+            /** @description Why it is disabled, in words; null while enabled */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description After a rotation: until when the previous secret still signs beside the new one; null otherwise */
+            previous_secret_expires_at: string | null;
+            /** @description Deliveries not yet finished: due, under way or waiting for a retry (the backlog) */
+            pending_deliveries: number;
+        };
+        WebhookList: {
+            /** @description Your webhooks, oldest first (at most 10) */
+            data: components["schemas"]["Webhook"][];
+        };
+        DeliveryAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+            /** @description The status your endpoint answered; null when no answer came */
+            http_status: number | null;
+            /** @description Why the attempt failed (a status other than 2xx, a timeout, a refused connection, a refused target…); null on success */
+            error: string | null;
+            /** @description The first bytes (at most 256) of your endpoint's answer */
+            response_body_excerpt: string | null;
+        };
+        Delivery: {
+            /** @description `dlv_` + the event's number: one delivery per webhook and event */
+            id: string;
+            /** @description The event's id, sent as the webhook-id header */
+            event_id: string;
+            event_type: string;
+            /**
+             * @description pending: due, under way or waiting for a retry; succeeded: a 2xx came back; failed: every attempt failed; skipped: not sent (see skip_reason)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "skipped";
+            /** @description brand_not_visible: you no longer see the event's brand; event_expired: the event left the retention before it could be sent */
+            skip_reason: ("brand_not_visible" | "event_expired") | null;
+            attempt_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description When the next attempt is due (pending only); in the past while one is under way */
+            next_attempt_at: string | null;
+            /** @description The newest 20 attempts, newest first */
+            attempts: components["schemas"]["DeliveryAttempt"][];
+        };
+        DeliveryPage: {
+            /** @description Newest first */
+            data: components["schemas"]["Delivery"][];
+            has_more: boolean;
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        WebhookTestData: {
+            /** @description The webhook the test was sent to */
+            webhook_id: string;
+        };
+        WebhookTestEvent: {
+            /** @description `evt_` + a number, unique like every event id */
+            id: string;
+            /** @constant */
+            type: "webhook.test";
+            /** Format: date-time */
+            created_at: string;
+            sync_id: null;
+            data: components["schemas"]["WebhookTestData"];
+        };
+        /** @description The body of a webhook delivery; `type` tells which */
+        WebhookEvent: components["schemas"]["AnalyticsUpdatedEvent"] | components["schemas"]["PostsUpdatedEvent"] | components["schemas"]["BrandUpdatedEvent"] | components["schemas"]["AccountUpdatedEvent"] | components["schemas"]["AccessGrantedEvent"] | components["schemas"]["AccessRevokedEvent"] | components["schemas"]["WebhookTestEvent"];
     };
     responses: never;
     parameters: never;
@@ -508,7 +1175,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Every dependency answers */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -518,7 +1185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The database cannot answer */
+            /** @description The database or Redis does not answer (the member says which) */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -526,6 +1193,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getHealthLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+        };
+    };
+    getHealthReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers: send traffic */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description The database does not answer within 1 second: take the instance out of rotation */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };
@@ -629,7 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
-            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            /** @description RATE_LIMIT_EXCEEDED: the per-IP limit, or too many logins for this key or address still being checked; wait Retry-After seconds */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -831,6 +1550,13 @@ export interface operations {
                 split_by_platform?: boolean;
                 /** @description type=daily only: next_cursor of the previous page of this same query */
                 cursor?: string;
+                /**
+                 * @description Comma-separated extras for each entry, case-insensitive. `status`: how complete the entry's data is (accounts_expected, accounts_reported, metrics_reported, metrics_expected)
+                 * @example [
+                 *       "status"
+                 *     ]
+                 */
+                include?: "status"[];
             };
             header?: never;
             path?: never;
@@ -1202,6 +1928,1713 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getDataStatus: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the period, inclusive; default until (or today, if earlier) minus 7 days. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                 * @example 2026-11-01
+                 */
+                since?: string;
+                /**
+                 * @description End of the period, inclusive; default today (UTC). At most 1096 days from since, inclusive. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                 * @example 2026-11-01
+                 */
+                until?: string;
+                /**
+                 * @description Brands to report on; default every accessible brand. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                brand_id?: number[];
+                /**
+                 * @description Accounts to report on, on the one platform given. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                account_id?: number[];
+                /**
+                 * @description Comma-separated platform codes or names, case-insensitive: fb, ig, tk, yt, li, th, sc, da, pi (or facebook, instagram, …)
+                 * @example [
+                 *       "fb",
+                 *       "ig"
+                 *     ]
+                 */
+                platform?: ("fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi" | "facebook" | "instagram" | "tiktok" | "youtube" | "linkedin" | "threads" | "snapchat" | "dailymotion" | "pinterest")[];
+                /** @description Accounts per page, 1 to 100 */
+                limit?: number;
+                /** @description next_cursor of the previous page of this same query */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataStatusPage"];
+                };
+            };
+            /** @description `account_id` given without exactly one platform (body holds only `detail`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareDetailBody"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: too many large reports are waiting; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMetricCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricCatalog"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of a previous page; valid with the same brand_id and type only */
+                cursor?: string;
+                /** @description Events per page, 1 to 100 */
+                limit?: number;
+                /**
+                 * @description Only events of these brands; every one must be accessible. Comma-separated positive integers (at most 100 distinct).
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                brand_id?: number[];
+                /**
+                 * @description Only events of these types, comma-separated: analytics.updated, posts.updated, brand.updated, account.updated, access.granted, access.revoked
+                 * @example [
+                 *       "analytics.updated",
+                 *       "access.revoked"
+                 *     ]
+                 */
+                type?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked")[];
+                /** @description `latest`: an empty page whose next_cursor points at the newest event (start following after a full read). Not with cursor */
+                start?: "latest";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesPage"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CURSOR_EXPIRED: the cursor is older than the change feed's retention; resynchronise, then follow from start=latest */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where deliveries are POSTed: https:// only, a host with public addresses only
+                     * @example https://etl.example.com/hooks/partner-analytics
+                     */
+                    url: string;
+                    /**
+                     * @description Change-feed event types to receive. webhook.test is sent on request whatever this says
+                     * @example [
+                     *       "analytics.updated",
+                     *       "posts.updated"
+                     *     ]
+                     */
+                    events?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked")[];
+                    /** @description Free text for your own use; blank or null clears it */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook, with its signing secret (shown only here) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: you already have the most webhooks allowed (10) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR, also for a URL refused by the target rules (the issue names the rule: https_required, private_address, unresolvable, credentials_not_allowed, invalid_url) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: you have no webhook with this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: you have no webhook with this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where deliveries are POSTed: https:// only, a host with public addresses only
+                     * @example https://etl.example.com/hooks/partner-analytics
+                     */
+                    url?: string;
+                    /**
+                     * @description Change-feed event types to receive. webhook.test is sent on request whatever this says
+                     * @example [
+                     *       "analytics.updated",
+                     *       "posts.updated"
+                     *     ]
+                     */
+                    events?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked")[];
+                    /** @description Free text for your own use; blank or null clears it */
+                    description?: string | null;
+                    /**
+                     * @description disabled: nothing is sent (pending deliveries wait); enabled: deliveries resume
+                     * @enum {string}
+                     */
+                    status?: "enabled" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: you have no webhook with this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: enabling a webhook the operator disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook, with its new signing secret (shown only here) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: you have no webhook with this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued now */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: you have no webhook with this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the webhook is disabled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state */
+                status?: "pending" | "succeeded" | "failed" | "skipped";
+                /** @description Deliveries per page, 1 to 100 */
+                limit?: number;
+                /** @description next_cursor of the previous page (bound to the webhook and the status filter) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: you have no webhook with this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id, `wh_…` */
+                id: string;
+                /** @description The delivery's id, `dlv_…` */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued again */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: no such webhook of yours, or no such delivery of it */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the webhook is disabled, or an attempt of this delivery is under way */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receiveChangeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id: the same for every attempt and redelivery of this event (dedupe by it)
+                 * @example evt_1042
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed; refuse it when more than 5 minutes away from your clock
+                 * @example 1795687200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{raw body}`; two during the 24 hours after a secret rotation: accept when any matches
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the delivery is retried on the schedule (so are 5xx answers, redirects, timeouts and refused connections) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { validationError } from '../../../domain/errors.js'
-import type { AggAnalyticsReport, AnalyticsRequest } from '../../../domain/analytics.js'
+import type { AggAnalyticsReport, AnalyticsReport, AnalyticsRequest } from '../../../domain/analytics.js'
 import { CursorCodec } from '../../cursors/codec.js'
 import { decodeDailyCursor, encodeDailyCursor } from '../../cursors/analytics-cursor.js'
 import { platformCodes, sortedIds } from '../../query/lists.js'
@@ -9,7 +9,11 @@ import { cursorIssue, periodOf, periodRule } from '../../query/period-rule.js'
 import { PARTNER_ROUTE } from '../../route-access.js'
 import { AggReport, AnalyticsQuery, AnalyticsResponse } from '../../schemas/analytics.schemas.js'
 import { BareDetailBody, ErrorBody, reportErrorResponses } from '../../schemas/errors.schemas.js'
+import { taggedBody, type TaggedBody } from '../../plugins/conditional-get.js'
 import { reportJson } from './report-json.js'
+
+/** Where a report keeps its body and ETag once written (a property, not a WeakMap: no weak entry per request for the GC). */
+const BODY = Symbol('body')
 
 /**
  * GET /analytics/ (and /analytics, the same route: docs/api-reference.md "Basics"). After the access hook's
@@ -36,6 +40,7 @@ export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
       accountIds: sortedIds(query.account_id),
       platforms: platformCodes(query.platform),
       splitByPlatform: query.split_by_platform,
+      withStatus: query.include?.includes('status') === true,
     }
     // A cursor is only meaningful for daily pages, and only judged once the rest is valid.
     if (asked.type === 'daily' && query.cursor !== undefined) {
@@ -44,27 +49,34 @@ export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
     }
     const scope = await app.services.access.resolveScope(request.principal, asked)
     const report = await app.services.analytics.report(scope, asked)
-    if (report.type === 'daily') {
-      const next = report.next === undefined ? undefined : encodeDailyCursor(cursors, asked, report.next)
-      return await reply.type(JSON_TYPE).send(reportJson(report, next))
-    }
-    if (report.type === 'monthly') return await reply.type(JSON_TYPE).send(reportJson(report, undefined))
-    return await reply.serializer(reply.compileSerializationSchema(AggReport)).send(envelopeOf(report))
+    // A kept report (src/services/analytics/report-cache.ts) comes back as the same object: its
+    // body and ETag were written the first time. The reply is JSON already (src/http/media-type.ts).
+    const written = report as AnalyticsReport & { [BODY]?: TaggedBody }
+    const tagged = written[BODY] ?? (written[BODY] = taggedBody(bodyOf(report, asked, reply)))
+    reply.taggedBody = tagged
+    return await reply.send(tagged.body)
+  }
+
+  /** The report's body: daily pages and monthly reports written around their entries' JSON, agg by its schema. */
+  function bodyOf (report: AnalyticsReport, asked: AnalyticsRequest, reply: FastifyReply): string {
+    if (report.type === 'daily') return reportJson(report, report.next === undefined ? undefined : encodeDailyCursor(cursors, asked, report.next))
+    if (report.type === 'monthly') return reportJson(report, undefined)
+    // Fastify compiles the schema's serializer once and keeps it.
+    return reply.compileSerializationSchema(AggReport)(envelopeOf(report)) as string
   }
 
   app.get('/analytics/', { schema, config }, handle)
   app.get('/analytics', { schema: { ...schema, hide: true }, config }, handle)
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8'
-
 /**
  * An agg report as the wire shows it (docs/api-reference.md "GET /analytics/" "Envelopes"),
  * serialized by the AggReport schema (the documented 200 is the union of the three reports).
  */
 function envelopeOf (report: AggAnalyticsReport): Record<string, unknown> {
+  const { statuses } = report
   return {
-    data: report.entries,
+    data: statuses === undefined ? report.entries : report.entries.map((entry, index) => ({ ...entry, ...statuses[index] })),
     total: report.entries.length,
     aggregates: report.aggregates,
     since: report.period.since,

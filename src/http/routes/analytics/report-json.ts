@@ -1,4 +1,4 @@
-import type { DailyAnalyticsReport, MonthlyAnalyticsReport } from '../../../domain/analytics.js'
+import type { DailyAnalyticsReport, EntryStatus, MonthlyAnalyticsReport } from '../../../domain/analytics.js'
 
 /**
  * A daily page's or a monthly report's body (DailyReport, MonthlyReport: docs/api-reference.md
@@ -8,10 +8,22 @@ import type { DailyAnalyticsReport, MonthlyAnalyticsReport } from '../../../doma
  * serializer writes for the same report.
  */
 export function reportJson (report: DailyAnalyticsReport | MonthlyAnalyticsReport, nextCursor: string | undefined): string {
-  let body = `{"data":[${report.entriesJson.join(',')}],"total":${report.entriesJson.length}` +
+  const entries = report.statuses === undefined ? report.entriesJson : withStatuses(report.entriesJson, report.statuses)
+  let body = `{"data":[${entries.join(',')}],"total":${report.entriesJson.length}` +
     `,"since":${JSON.stringify(report.period.since)},"until":${JSON.stringify(report.period.until)}` +
     `,"platforms":${JSON.stringify(report.platforms ?? 'all')},"brand_ids":${JSON.stringify(report.brandIds)}`
   if (report.singleBrandId !== undefined) body += `,"brand_id":${report.singleBrandId}`
   if (nextCursor !== undefined) body += `,"next_cursor":${JSON.stringify(nextCursor)}`
   return body + '}'
+}
+
+/**
+ * include=status: each entry's status members appended after its last field, where the entry
+ * schemas declare them; the entry's own text is kept as it is, byte for byte.
+ */
+function withStatuses (entriesJson: readonly string[], statuses: readonly EntryStatus[]): string[] {
+  return entriesJson.map((json, index) => {
+    const status = statuses[index]
+    return status === undefined ? json : `${json.slice(0, -1)},${JSON.stringify(status).slice(1)}`
+  })
 }

@@ -1,59 +1,131 @@
 import { useMemo, useState } from 'preact/hooks'
+import type { AccountStatus } from '../../../../packages/client/src/types.js'
+import { metricDescription, metricLabel } from '../../model/catalog.js'
 import { formatInteger, formatRatioAsPercent, NO_VALUE } from '../../model/format.js'
-import { analyticsExportArgs, seriesQuery } from '../../model/queries.js'
-import { buildSeries, CHART_METRICS, type ChartMetric, type SeriesModel } from '../../model/series.js'
+import type { Period } from '../../model/period.js'
+import { analyticsExportArgs, dataStatusQuery, seriesQuery } from '../../model/queries.js'
+import { buildSeries, CHART_METRICS, type ChartMetric, type Line, type SeriesModel } from '../../model/series.js'
+import { inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
 import { DownloadCsv } from '../download-csv.js'
-import { LineChart } from '../line-chart.js'
-import { useSeries } from '../loads.js'
+import { LineChart, type PointWarning } from '../line-chart.js'
+import { useDataStatus, useSeries } from '../loads.js'
 import { Empty, Loading, ProblemNotice } from '../notices.js'
+import { useSession } from '../session-context.js'
 import type { ViewProps } from '../view-props.js'
 
-/** Line charts over time: every daily page walked (or the monthly breakdown), one line per group. */
-
-const METRIC_LABELS: Record<ChartMetric, string> = {
-  views: 'Views',
-  interactions: 'Interactions',
-  followers: 'Followers',
-  engagement_rate: 'Engagement rate (%)',
-}
+/**
+ * Line charts over time: every daily page walked (or the monthly breakdown), one line per group,
+ * with include=status. A point with fewer accounts reporting than expected (or a metric some of
+ * them left out) is marked on the chart and in its data table, with the accounts that sent
+ * nothing named from GET /data-status; a day no account of a line reported is a gap, and the
+ * table says whose data is missing.
+ */
 
 export function Charts ({ filters, period, scope, brandNames, revision }: ViewProps) {
   const query = seriesQuery(filters, scope, period)
   const state = useSeries(query, revision)
-  const model = useMemo(() => state.status === 'done' ? buildSeries(state.value, filters.granularity, period, brandNames) : undefined, [state, filters.granularity, period.since, period.until, brandNames])
+  const status = useDataStatus(dataStatusQuery(scope, period), revision)
+  const accounts = status.status === 'done' ? status.value : []
+  const model = useMemo(() => state.status === 'done' ? buildSeries(state.value.entries, filters.granularity, period, brandNames, state.value.statuses) : undefined, [state, filters.granularity, period.since, period.until, brandNames])
   const unit = filters.granularity === 'daily' ? 'day' : 'month'
   return (
     <section class='panel' aria-labelledby='charts-title'>
       <div class='panel-head'>
         <h2 id='charts-title'>Over time, by {unit}</h2>
-        {state.status === 'done' && <DownloadCsv rows={state.value} filename={`analytics-${filters.granularity}-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
+        {state.status === 'done' && <DownloadCsv rows={state.value.entries} filename={`analytics-${filters.granularity}-${period.since}-${period.until}.csv`} exportArgs={analyticsExportArgs(query)} />}
       </div>
       {state.status === 'loading' && <Loading label={filters.granularity === 'daily' ? 'Loading daily pages' : 'Loading the monthly breakdown'} progress={state.progress} />}
       {state.status === 'error' && <ProblemNotice problem={state.problem} />}
-      {state.status === 'done' && state.value.length === 0 && <Empty period={period} what={`${filters.granularity} entries`} />}
+      {state.status === 'done' && state.value.entries.length === 0 && <Empty period={period} what={`${filters.granularity} entries`} />}
+      {status.status === 'error' && <ProblemNotice problem={status.problem} />}
       {model !== undefined && model.lines.length > 0 && (
-        <div class='chart-grid'>
-          {CHART_METRICS.map((metric) => <ChartCard key={metric} metric={metric} model={model} unit={unit} />)}
-        </div>
+        <>
+          <Incomplete model={model} unit={unit} period={period} accounts={accounts} />
+          <div class='chart-grid'>
+            {CHART_METRICS.map((metric) => <ChartCard key={metric} metric={metric} model={model} unit={unit} period={period} accounts={accounts} />)}
+          </div>
+        </>
       )}
     </section>
   )
 }
 
-function ChartCard ({ metric, model, unit }: { metric: ChartMetric, model: SeriesModel, unit: string }) {
+/** Names of the line's accounts that sent nothing for point `x`, as text ('' when none or unknown). */
+function missingText (accounts: readonly AccountStatus[], line: Line, x: string, period: Period): string {
+  const names = missingAccounts(accounts, line.group, windowOf(x, period)).map((account) => account.account_name)
+  return names.length === 0 ? '' : `missing: ${names.join(', ')}`
+}
+
+/** Each line's own accounts, found once (a long walk has thousands of points). */
+function accountsByLine (model: SeriesModel, accounts: readonly AccountStatus[]): Map<string, AccountStatus[]> {
+  return new Map(model.lines.map((line) => [line.key, accounts.filter((account) => inGroup(account, line.group))]))
+}
+
+/** Why point `at` of a line is incomplete for a metric, with the accounts missing; undefined when complete. */
+function warningOf (line: Line, at: number, metric: string, unit: 'day' | 'month', x: string, period: Period, accounts: readonly AccountStatus[]): PointWarning | undefined {
+  const status = line.status[at]
+  const why = shortfall(status, metric, unit)
+  if (why === undefined || status === undefined) return undefined
+  const missing = missingText(accounts, line, x, period)
+  return { text: missing === '' ? why : `${why}; ${missing}`, accountsMissing: status.reported < status.expected }
+}
+
+/** The points with incomplete data, listed once for every chart (their accounts reporting, and who is missing). */
+function Incomplete ({ model, unit, period, accounts }: { model: SeriesModel, unit: 'day' | 'month', period: Period, accounts: readonly AccountStatus[] }) {
+  const own = useMemo(() => accountsByLine(model, accounts), [model, accounts])
+  const items = model.x.flatMap((x, at) => model.lines.flatMap((line) => {
+    const status = line.status[at]
+    if (status === undefined || status.reported >= status.expected) return []
+    const missing = missingText(own.get(line.key) ?? [], line, x, period)
+    return [{ key: `${x}|${line.key}`, text: `${x} · ${line.label}: ${status.reported} of ${status.expected} accounts reported${missing === '' ? '' : ` (${missing})`}` }]
+  })).reverse()
+  if (items.length === 0) return <p class='hint' data-incomplete-count='0'>Every {unit} shown has data from every account expected.</p>
+  const SHOWN = 30
+  return (
+    <div class='incomplete' data-incomplete-count={items.length}>
+      <h3>⚠ {items.length} {items.length === 1 ? 'point has' : 'points have'} fewer accounts reporting than expected</h3>
+      <p class='hint'>
+        On the charts these points carry a ring and a triangle: a drop there is missing data, not a real fall. A ring alone marks a {unit} on
+        which some account left that metric out. The data tables say which accounts.
+      </p>
+      {/* A long list scrolls in its own focusable region (keyboard users can scroll it too). */}
+      <div class='incomplete-list' tabIndex={0} role='region' aria-label='Points with accounts missing'>
+        <ul>
+          {items.slice(0, SHOWN).map((item) => <li key={item.key} data-incomplete-point>{item.text}</li>)}
+          {items.length > SHOWN && <li>and {items.length - SHOWN} more (see the data tables)</li>}
+        </ul>
+      </div>
+    </div>
+  )
+}
+
+function ChartCard ({ metric, model, unit, period, accounts }: { metric: ChartMetric, model: SeriesModel, unit: 'day' | 'month', period: Period, accounts: readonly AccountStatus[] }) {
+  const { session } = useSession()
   const [open, setOpen] = useState(false)
-  const lines = useMemo(() => model.lines.map((line) => ({ key: line.key, label: line.label, values: line.values[metric] })), [model, metric])
+  const label = metricLabel(session.metrics, metric)
+  const own = useMemo(() => accountsByLine(model, accounts), [model, accounts])
+  const lines = useMemo(() => model.lines.map((line) => ({
+    key: line.key,
+    label: line.label,
+    line,
+    values: line.values[metric],
+    warnings: model.x.map((x, at) => warningOf(line, at, metric, unit, x, period, own.get(line.key) ?? [])),
+  })), [model, metric, own])
   const percent = metric === 'engagement_rate'
   const format = percent ? formatRatioAsPercent : formatInteger
-  const label = `Line chart of ${METRIC_LABELS[metric].toLowerCase()} per ${unit}, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}: ${lines.map((line) => line.label).join(', ')}. Days without data are gaps. The data table below lists every value.`
+  const marked = lines.reduce((count, line) => count + line.warnings.filter((warning, at) => warning !== undefined && line.values[at] !== null).length, 0)
+  const description = `Line chart of ${label.toLowerCase()} per ${unit}, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}: ${lines.map((line) => line.label).join(', ')}. Days without data are gaps.${marked > 0 ? ` ${marked} ${marked === 1 ? 'point is' : 'points are'} marked as incomplete.` : ''} The data table below lists every value.`
   return (
     <figure class='chart-card' data-chart={metric}>
-      <figcaption><h3>{METRIC_LABELS[metric]}</h3></figcaption>
-      <LineChart x={model.x} lines={lines} label={label} percent={percent} />
+      <figcaption>
+        <h3>{label}{percent ? ' (%)' : ''}</h3>
+        <p class='hint metric-help'>{metricDescription(session.metrics, metric)}</p>
+      </figcaption>
+      <LineChart x={model.x} lines={lines} label={description} percent={percent} />
       <details onToggle={(event) => setOpen(event.currentTarget.open)}>
-        <summary>Data table: {METRIC_LABELS[metric].toLowerCase()}</summary>
+        <summary>Data table: {label.toLowerCase()}</summary>
         {open && (
-          <div class='table-scroll' tabIndex={0} role='region' aria-label={`${METRIC_LABELS[metric]} values`}>
+          <div class='table-scroll' tabIndex={0} role='region' aria-label={`${label} values`}>
             <table class='data' data-series-table={metric}>
               <thead>
                 <tr>
@@ -68,7 +140,15 @@ function ChartCard ({ metric, model, unit }: { metric: ChartMetric, model: Serie
                     <th scope='row'>{model.x[at]}</th>
                     {lines.map((line) => {
                       const value = line.values[at]
-                      return <td key={line.key} class={value === null || value === undefined ? 'no-value' : undefined}>{value === null || value === undefined ? NO_VALUE : format(value)}</td>
+                      const warning = line.warnings[at]
+                      if (value === null || value === undefined) {
+                        // A gap: say whose data is missing, when the day is inside their coverage.
+                        const missing = missingText(own.get(line.key) ?? [], line.line, model.x[at] ?? '', period)
+                        return <td key={line.key} class='no-value' data-missing={missing === '' ? undefined : ''}>{NO_VALUE}{missing === '' ? '' : ` (no data; ${missing})`}</td>
+                      }
+                      return warning === undefined
+                        ? <td key={line.key}>{format(value)}</td>
+                        : <td key={line.key} class='incomplete-value' data-incomplete={warning.accountsMissing ? 'accounts' : 'metrics'}>{format(value)} <span class='warning'>(⚠ {warning.text})</span></td>
                     })}
                   </tr>
                 ))}

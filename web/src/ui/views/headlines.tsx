@@ -2,7 +2,9 @@ import type { AggReport } from '../../../../packages/client/src/types.js'
 import { combinedEngagementRate } from '../../model/engagement.js'
 import { describeChange, formatInteger, formatRatioAsPercent } from '../../model/format.js'
 import { platformQuery } from '../../model/queries.js'
+import { metricDescription, metricLabel } from '../../model/catalog.js'
 import { useAgg } from '../loads.js'
+import { useSession } from '../session-context.js'
 import { Empty, Loading, ProblemNotice } from '../notices.js'
 import type { ViewProps } from '../view-props.js'
 
@@ -14,8 +16,8 @@ import type { ViewProps } from '../view-props.js'
  */
 
 interface Headline {
+  /** The metric: its label and meaning come from the catalogue. */
   key: string
-  label: string
   value: (response: AggReport) => number
   format: (value: number) => string
   hint?: string
@@ -27,15 +29,16 @@ function total (response: AggReport, field: 'views' | 'interactions' | 'follower
 }
 
 export const HEADLINES: Headline[] = [
-  { key: 'views', label: 'Views', value: (r) => total(r, 'views'), format: formatInteger },
-  { key: 'interactions', label: 'Interactions', value: (r) => total(r, 'interactions'), format: formatInteger },
-  { key: 'engagement_rate', label: 'Engagement rate', value: (r) => combinedEngagementRate(r.data as Array<Record<string, unknown>>), format: formatRatioAsPercent, hint: 'interactions ÷ reach or views, as a percentage' },
-  { key: 'followers', label: 'Followers', value: (r) => total(r, 'followers'), format: formatInteger, hint: 'at the end of the period' },
-  { key: 'new_followers', label: 'New followers', value: (r) => total(r, 'new_followers'), format: formatInteger },
-  { key: 'posts_count', label: 'Posts', value: (r) => total(r, 'posts_count'), format: formatInteger },
+  { key: 'views', value: (r) => total(r, 'views'), format: formatInteger },
+  { key: 'interactions', value: (r) => total(r, 'interactions'), format: formatInteger },
+  { key: 'engagement_rate', value: (r) => combinedEngagementRate(r.data as Array<Record<string, unknown>>), format: formatRatioAsPercent, hint: 'interactions ÷ reach or views, as a percentage' },
+  { key: 'followers', value: (r) => total(r, 'followers'), format: formatInteger, hint: 'at the end of the period' },
+  { key: 'new_followers', value: (r) => total(r, 'new_followers'), format: formatInteger },
+  { key: 'posts_count', value: (r) => total(r, 'posts_count'), format: formatInteger },
 ]
 
 export function Headlines ({ filters, period, previous, revision }: ViewProps) {
+  const { session } = useSession()
   const current = useAgg(platformQuery(filters, period), revision)
   const before = useAgg(platformQuery(filters, previous), revision)
   return (
@@ -52,7 +55,7 @@ export function Headlines ({ filters, period, previous, revision }: ViewProps) {
             const change = previousValue === undefined ? undefined : describeChange(value, previousValue, headline.format)
             return (
               <li key={headline.key} class='card' data-headline={headline.key}>
-                <h3 class='card-label'>{headline.label}</h3>
+                <h3 class='card-label' title={metricDescription(session.metrics, headline.key)}>{metricLabel(session.metrics, headline.key)}</h3>
                 <p class='card-value' data-value>{headline.format(value)}</p>
                 {headline.hint !== undefined && <p class='card-hint'>{headline.hint}</p>}
                 {before.status === 'loading' && <p class='card-change'>Loading the previous period…</p>}

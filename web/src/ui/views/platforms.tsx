@@ -5,7 +5,9 @@ import { PLATFORMS, platformName } from '../../model/platforms.js'
 import { analyticsExportArgs, platformQuery } from '../../model/queries.js'
 import { csvRowsOf } from '../agg-csv.js'
 import { DownloadCsv } from '../download-csv.js'
+import { metricLabel } from '../../model/catalog.js'
 import { useAgg } from '../loads.js'
+import { useSession } from '../session-context.js'
 import { MetricCell } from '../metric-cell.js'
 import { Empty, Loading, ProblemNotice } from '../notices.js'
 import type { ViewProps } from '../view-props.js'
@@ -17,21 +19,17 @@ import type { ViewProps } from '../view-props.js'
  * bar's exact number is text next to it.
  */
 
-const METRIC_LABELS: Record<CompareMetric, string> = {
-  views: 'Views',
-  interactions: 'Interactions',
-  engagement_rate: 'Engagement rate',
-  followers: 'Followers',
-  new_followers: 'New followers',
-  posts_count: 'Posts',
-}
-
 type PlatformEntry = Record<string, unknown> & { platform: string }
+
+/** The columns of the every-figure table, in order. */
+const FIGURES = ['views', 'interactions', 'engagement_rate', 'reach', 'followers', 'new_followers', 'posts_count', 'revenue'] as const
 
 const byPlatform = (response: AggReport): Map<string, PlatformEntry> =>
   new Map((response.data as PlatformEntry[]).map((entry) => [entry.platform, entry]))
 
 export function PlatformsView ({ filters, period, previous, navigate, revision }: ViewProps) {
+  const { session } = useSession()
+  const label = (name: string) => metricLabel(session.metrics, name)
   const query = platformQuery(filters, period)
   const current = useAgg(query, revision)
   const before = useAgg(platformQuery(filters, previous), revision)
@@ -47,7 +45,7 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
       <div class='pickers'>
         <label for='compare-metric'>Metric</label>
         <select id='compare-metric' value={metric} onChange={(event) => navigate({ ...filters, metric: event.currentTarget.value as CompareMetric })}>
-          {COMPARE_METRICS.map((value) => <option key={value} value={value}>{METRIC_LABELS[value]}</option>)}
+          {COMPARE_METRICS.map((value) => <option key={value} value={value}>{label(value)}</option>)}
         </select>
       </div>
       {current.status === 'loading' && <Loading label='Loading the per-platform totals' />}
@@ -62,9 +60,9 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
         const width = (value: number | undefined) => `${max === 0 || value === undefined ? 0 : Math.max(0.5, (value / max) * 100)}%`
         return (
           <>
-            <div class='table-scroll' tabIndex={0} role='region' aria-label={`${METRIC_LABELS[metric]} per platform`}>
+            <div class='table-scroll' tabIndex={0} role='region' aria-label={`${label(metric)} per platform`}>
               <table class='bars' data-bars={metric}>
-                <caption>{METRIC_LABELS[metric]} per platform: {period.since} – {period.until} against {previous.since} – {previous.until}</caption>
+                <caption>{label(metric)} per platform: {period.since} – {period.until} against {previous.since} – {previous.until}</caption>
                 <thead>
                   <tr><th scope='col'>Platform</th><th scope='col'>This period</th><th scope='col'>Previous period</th><th scope='col'>Change</th></tr>
                 </thead>
@@ -90,8 +88,8 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
                 <caption>Every figure per platform, {period.since} – {period.until}</caption>
                 <thead>
                   <tr>
-                    <th scope='col'>Platform</th><th scope='col'>Views</th><th scope='col'>Interactions</th><th scope='col'>Engagement rate</th>
-                    <th scope='col'>Reach</th><th scope='col'>Followers</th><th scope='col'>New followers</th><th scope='col'>Posts</th><th scope='col'>Revenue</th>
+                    <th scope='col'>Platform</th>
+                    {FIGURES.map((field) => <th key={field} scope='col'>{label(field)}</th>)}
                   </tr>
                 </thead>
                 <tbody>

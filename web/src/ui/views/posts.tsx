@@ -5,7 +5,9 @@ import { postsExportArgs, postsQuery } from '../../model/queries.js'
 import { DownloadCsv } from '../download-csv.js'
 import { usePosts } from '../loads.js'
 import { MetricCell } from '../metric-cell.js'
+import { metricDescription, metricLabel } from '../../model/catalog.js'
 import { Empty, Loading, ProblemNotice } from '../notices.js'
+import { useSession } from '../session-context.js'
 import type { ViewProps } from '../view-props.js'
 
 /** The period's top posts by the chosen order, one page of GET /posts (limit ≤ 50). */
@@ -19,7 +21,17 @@ const ORDER_LABELS: Record<OrderBy, string> = {
   revenue: 'Revenue',
 }
 
+/** The metric columns, labelled from the catalogue (a post carries them under the same names). */
+const POST_METRICS: Array<{ field: string, format: (value: unknown) => string }> = [
+  { field: 'views', format: formatInteger },
+  { field: 'interactions', format: formatInteger },
+  { field: 'engagement_rate', format: formatRatioAsPercent },
+  { field: 'reach', format: formatInteger },
+  { field: 'revenue', format: formatDecimal2 },
+]
+
 export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
+  const { session } = useSession()
   const query = postsQuery(filters, period)
   const state = usePosts(query, revision)
   return (
@@ -66,7 +78,7 @@ export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
               <thead>
                 <tr>
                   <th scope='col'>Post</th><th scope='col' class='text'>Published (UTC)</th><th scope='col' class='text'>Platform</th><th scope='col' class='text'>Account</th><th scope='col' class='text'>Type</th>
-                  <th scope='col'>Views</th><th scope='col'>Interactions</th><th scope='col'>Engagement rate</th><th scope='col'>Reach</th><th scope='col'>Revenue</th>
+                  {POST_METRICS.map(({ field }) => <th key={field} scope='col' title={metricDescription(session.metrics, field)}>{metricLabel(session.metrics, field)}</th>)}
                 </tr>
               </thead>
               <tbody>
@@ -77,15 +89,12 @@ export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
                         ? <a href={post.permalink} rel='noopener noreferrer' target='_blank'>{postTitle(post)}<span class='visually-hidden'> (opens the post on its platform)</span></a>
                         : postTitle(post)}
                     </th>
+                    {/* Date and time may wrap onto two lines, so the table fits at 1440 px. */}
                     <td class='text'>{String(post.created_time ?? '').replace('T', ' ').replace(/:00Z$|Z$/, '')}</td>
                     <td class='text'>{platformName(String(post.platform))}</td>
                     <td class='text'>{String(post.account_name ?? '')}</td>
                     <td class='text'>{String(post.post_type ?? '')}</td>
-                    <MetricCell row={post} field='views' format={formatInteger} />
-                    <MetricCell row={post} field='interactions' format={formatInteger} />
-                    <MetricCell row={post} field='engagement_rate' format={formatRatioAsPercent} />
-                    <MetricCell row={post} field='reach' format={formatInteger} />
-                    <MetricCell row={post} field='revenue' format={formatDecimal2} />
+                    {POST_METRICS.map(({ field, format }) => <MetricCell key={field} row={post} field={field} format={format} />)}
                   </tr>
                 ))}
               </tbody>

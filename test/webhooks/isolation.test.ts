@@ -1,0 +1,153 @@
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { insertEvents, takeChangeNumbers } from '../../src/storage/changes/change-log.repository.js'
+import { revokeBrands, setUserDisabled } from '../../src/services/users/users.service.js'
+import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
+import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
+import { sleep, waitFor } from '../helpers/processes.js'
+import { DIALECTS } from '../helpers/stores.js'
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
+import { QUIET, createWebhook, deliveryLog, partnerWithToken, record } from './webhook-fixtures.js'
+
+/**
+ * What one partner's endpoint or grants do to deliveries, on both stores: a hanging endpoint times
+ * out without delaying another partner's deliveries; a revoked partner gets none of the brand's
+ * later events (not queued, and not sent if queued before the revocation); a disabled endpoint
+ * or user holds its deliveries; the replicas' hook holds events of syncs a replica has not seen.
+ */
+
+const ENV = { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '10m' }
+const brandRenamed = (brandId: number, name: string) => ({ type: 'brand.updated' as const, data: { brand_id: brandId, brand_name: name, change: 'renamed' as const } })
+
+for (const dialect of DIALECTS) {
+  describe(`webhook isolation (${dialect})`, () => {
+    let api: PartnerApi
+    let receiver: Receiver
+    let syncLimit: number | undefined
+
+    before(async () => {
+      api = await openPartnerApi(dialect, {
+        seed: async (test) => { await insertBrandsWithAccounts(test.store.db, [{ brand_id: 1 }, { brand_id: 2 }]) },
+        brandIds: [1, 2],
+        env: ENV,
+        // Attempts time out after 1.5 s here (10 s in service), so the hanging case ends quickly.
+        webhooks: { timeoutMs: 1500, visibleThroughSyncId: () => syncLimit },
+      })
+    })
+    after(async () => { await api.close() })
+    beforeEach(async () => {
+      receiver = await startReceiver()
+      syncLimit = undefined
+    })
+    afterEach(async () => {
+      await api.app.services.webhooks.worker.stop(500)
+      await receiver.close()
+    })
+
+    it('a hanging endpoint times out, holding one slot, and another partner\'s deliveries are not delayed', async () => {
+      receiver.on('/hangs', { hang: true })
+      const slow = await partnerWithToken(api.app, api.test.store, [1])
+      const hanging = await createWebhook(api.app, slow.auth, { url: `${receiver.origin}/hangs`, events: ['brand.updated'] })
+      const fine = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/fine`, events: ['brand.updated'] })
+      api.app.services.webhooks.worker.start(QUIET)
+      await record(api.test.store, Array.from({ length: 12 }, (_, i) => brandRenamed(1, `Name ${i}`)))
+      const recorded = Date.now()
+      await waitFor('the other partner\'s 12 deliveries', () => receiver.at('/fine').length === 12, 2000)
+      assert.ok(Date.now() - recorded < 2000)
+      // Their outcomes are written just after the answers arrive.
+      await waitFor('the other partner\'s log', async () => (await deliveryLog(api.app, api.auth, fine.id, { limit: '100' })).data.every((delivery) => delivery.status === 'succeeded'), 2000)
+      assert.ok((await deliveryLog(api.app, api.auth, fine.id, { limit: '100' })).data.every((delivery) => delivery.attempt_count === 1))
+      // Meanwhile the hanging endpoint had its per-endpoint share under way, and no more.
+      assert.ok(receiver.at('/hangs').length >= 1 && receiver.at('/hangs').length <= 4, String(receiver.at('/hangs').length))
+
+      await waitFor('the first timeouts recorded', async () => (await deliveryLog(api.app, slow.auth, hanging.id, { status: 'pending' })).data.some((delivery) => delivery.attempt_count > 0), 5000)
+      const attempted = (await deliveryLog(api.app, slow.auth, hanging.id, { limit: '100' })).data.filter((delivery) => delivery.attempt_count > 0)
+      for (const delivery of attempted) {
+        const [attempt] = delivery.attempts
+        assert.equal(attempt?.http_status, null)
+        assert.equal(attempt?.error, 'timeout: no answer in time')
+        assert.ok((attempt?.duration_ms ?? 0) >= 1400, String(attempt?.duration_ms))
+        // Retried on the schedule (10 minutes here), not at once.
+        assert.ok(Date.parse(delivery.next_attempt_at ?? '') - Date.now() > 8 * 60_000)
+      }
+      // After a timeout the endpoint gets one attempt at a time: the next ones come singly.
+      const before = receiver.at('/hangs').length
+      await sleep(2000)
+      assert.ok(receiver.at('/hangs').length - before <= 2, `${receiver.at('/hangs').length - before} new attempts in 2 s`)
+      assert.equal(api.app.services.webhooks.worker.inFlight() <= 1, true)
+    })
+
+    it('a partner revoked from a brand receives none of its later events, and none queued before the revocation', async () => {
+      const partner = await partnerWithToken(api.app, api.test.store, [1, 2])
+      const hook = await createWebhook(api.app, partner.auth, { url: `${receiver.origin}/revoked`, events: ['brand.updated'] })
+      // Queued while the partner saw brand 1, but not yet sent (the worker is not running).
+      await record(api.test.store, [brandRenamed(1, 'Before')])
+      await revokeBrands(api.test.store.db, partner.userId, [1])
+      await record(api.test.store, [brandRenamed(1, 'After'), brandRenamed(2, 'Still seen')])
+      api.app.services.webhooks.worker.start(QUIET)
+
+      await waitFor('brand 2\'s event', () => receiver.at('/revoked').length >= 1, 2000)
+      await sleep(800)
+      assert.deepEqual(receiver.at('/revoked').map((delivery) => JSON.parse(delivery.body).data), [{ brand_id: 2, brand_name: 'Still seen', change: 'renamed' }])
+      const log = await deliveryLog(api.app, partner.auth, hook.id)
+      // The later brand-1 event was never queued; the earlier one was skipped, with the reason.
+      assert.deepEqual(log.data.map((delivery) => [delivery.status, delivery.skip_reason, delivery.attempt_count]), [
+        ['succeeded', null, 1],
+        ['skipped', 'brand_not_visible', 0],
+      ])
+    })
+
+    it('a disabled endpoint gets no new deliveries and holds its pending ones until enabled', async () => {
+      const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/paused`, events: ['brand.updated'] })
+      await record(api.test.store, [brandRenamed(2, 'Queued before')])
+      const disabled = await api.app.inject({ method: 'PATCH', url: `/webhooks/${hook.id}`, headers: api.auth, payload: { status: 'disabled' } })
+      assert.equal(disabled.statusCode, 200)
+      assert.equal(disabled.json().disabled_by, 'partner')
+      await record(api.test.store, [brandRenamed(2, 'While disabled')])
+      api.app.services.webhooks.worker.start(QUIET)
+      await sleep(800)
+      assert.equal(receiver.at('/paused').length, 0)
+      assert.equal((await api.app.inject({ method: 'GET', url: `/webhooks/${hook.id}`, headers: api.auth })).json().pending_deliveries, 1)
+
+      const enabled = await api.app.inject({ method: 'PATCH', url: `/webhooks/${hook.id}`, headers: api.auth, payload: { status: 'enabled' } })
+      assert.equal(enabled.json().status, 'enabled')
+      await waitFor('the held delivery', () => receiver.at('/paused').length === 1, 2000)
+      await sleep(500)
+      assert.deepEqual(receiver.at('/paused').map((delivery) => JSON.parse(delivery.body).data.brand_name), ['Queued before'])
+    })
+
+    it('a disabled user\'s deliveries wait until it is enabled again', async () => {
+      const partner = await partnerWithToken(api.app, api.test.store, [2])
+      await createWebhook(api.app, partner.auth, { url: `${receiver.origin}/user-off`, events: ['brand.updated'] })
+      await setUserDisabled(api.test.store.db, partner.userId, true)
+      api.app.services.webhooks.worker.start(QUIET)
+      await record(api.test.store, [brandRenamed(2, 'Held')])
+      await sleep(800)
+      assert.equal(receiver.at('/user-off').length, 0)
+      await setUserDisabled(api.test.store.db, partner.userId, false)
+      await waitFor('sent once enabled', () => receiver.at('/user-off').length === 1, 2000)
+    })
+
+    it('holds events of a sync above visibleThroughSyncId until it reaches them; events without a sync are not held', async () => {
+      const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/replica`, events: ['brand.updated', 'access.granted'] })
+      syncLimit = 0
+      api.app.services.webhooks.worker.start(QUIET)
+      let syncId = 0
+      await api.test.store.db.transaction().execute(async (trx) => {
+        const numbers = await takeChangeNumbers(trx, { sync: true, eventCount: 1 })
+        syncId = numbers.syncId ?? 0
+        await insertEvents(trx, { firstEventId: numbers.firstEventId, syncId: numbers.syncId, createdAt: '2026-11-25T10:00:00Z' }, [brandRenamed(1, 'From a sync')])
+      })
+      syncLimit = syncId - 1
+      await record(api.test.store, [{ type: 'access.granted', userId: api.partner.userId, data: { brand_id: 2 } }])
+      await waitFor('the access event, which has no sync', () => receiver.at('/replica').length === 1, 2000)
+      await sleep(800)
+      assert.deepEqual(receiver.at('/replica').map((delivery) => JSON.parse(delivery.body).type), ['access.granted'])
+      assert.equal((await deliveryLog(api.app, api.auth, hook.id, { status: 'pending' })).data.length, 1)
+
+      syncLimit = syncId
+      await waitFor('the sync\'s event once replicas have it', () => receiver.at('/replica').length === 2, 2000)
+      assert.equal(JSON.parse(receiver.at('/replica')[1]?.body ?? '{}').sync_id, syncId)
+    })
+  })
+}
