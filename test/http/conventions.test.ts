@@ -33,8 +33,12 @@ for (const dialect of DIALECTS) {
     let api: PartnerApi
 
     before(async () => {
+      // A wall clock that stands still: an answer of /changes carries the second its cursor was
+      // issued, and the ETag test compares answers of calls that may fall in two seconds.
+      const frozenAt = Date.now()
       api = await openPartnerApi(dialect, {
         brandIds: [1],
+        now: () => frozenAt,
         env: { RATE_LIMIT_PER_MINUTE: '10000', RATE_LIMIT_PER_HOUR: '100000' },
         seed: async (test) => {
           await insertBrandsWithAccounts(test.store.db, [{ brand_id: 1, accounts: [{ platform: 'fb', account_id: 10 }] }])
