@@ -32,6 +32,8 @@ const MAX_LAG_MS = 1500
 /** A check serves 2 intervals (FRESH_CHECKS); one more interval for the next check to finish. */
 const ROUTING_BOUND_MS = 3 * CHECK_MS + 500
 const DATE = '2026-11-02'
+/** How long a server's statistics may take to show statements that ran (PGSTAT_IDLE_INTERVAL is 10 s). */
+const STATS_BOUND_MS = 15_000
 const REPORT = `/analytics/?type=agg&brand_id=1&since=${DATE}&until=${DATE}`
 
 function dailySource (views: number): RecordSource {
@@ -55,6 +57,20 @@ describe('read replicas: a real streaming replica', { skip: BIN === undefined ? 
   const reportReads = async (on: 'onReplica' | 'onPrimary'): Promise<number> => {
     const [row] = await pair[on]<{ n: number }>("select coalesce(sum(calls), 0)::int as n from pg_stat_statements where query like '%brand_monthly%' or query like '%brand_daily%'")
     return row?.n ?? 0
+  }
+  /**
+   * Waits, with a bound, until a server's report counter reaches `atLeast`. A server's statistics
+   * are not all current the moment a statement's answer arrives (PostgreSQL 15 flushes a backend's
+   * cumulative statistics when it goes idle, at most once a second, and otherwise within 10 s), so
+   * a counter is read until it shows the work or the bound passes, never once right after the reads.
+   */
+  const countersReach = async (on: 'onReplica' | 'onPrimary', atLeast: number, what: string): Promise<void> => {
+    let seen = 0
+    try {
+      await waitFor(what, async () => (seen = await reportReads(on)) >= atLeast, STATS_BOUND_MS)
+    } catch {
+      assert.fail(`${what}: its counter reached ${seen}, not ${atLeast}, within ${STATS_BOUND_MS} ms`)
+    }
   }
   const viewsVia = async (server: RunningServer): Promise<number> => {
     const answer = await call(`${server.url}${REPORT}`, { headers })
@@ -94,7 +110,7 @@ describe('read replicas: a real streaming replica', { skip: BIN === undefined ? 
       }
       if (await readsRoutedToPrimary() !== routedBefore && round < 10) continue
       assert.equal(await readsRoutedToPrimary(), routedBefore, 'ten rounds in a row had a read routed to the primary')
-      assert.ok(await reportReads('onReplica') - replicaBefore >= 10, 'the replica ran the reports')
+      await countersReach('onReplica', replicaBefore + 10, 'the replica ran the reports')
       assert.equal(await reportReads('onPrimary'), primaryBefore, 'the primary ran none of them')
       return
     }
@@ -196,7 +212,7 @@ describe('read replicas: a real streaming replica', { skip: BIN === undefined ? 
     // Reads run on the primary now: its statement counters move.
     const primaryBefore = await reportReads('onPrimary')
     for (let i = 0; i < 5; i++) await viewsVia(first)
-    assert.ok(await reportReads('onPrimary') - primaryBefore >= 5, 'the primary ran the reports')
+    await countersReach('onPrimary', primaryBefore + 5, 'the primary ran the reports')
     // Further behind than REPLICA_MAX_LAG_MS: lagging, its lag shown.
     await waitFor('lagging', async () => (await health(first)).body.replicas[0]?.state === 'lagging', MAX_LAG_MS + ROUTING_BOUND_MS + 2000)
     const lagging = (await health(first)).body.replicas[0]
