@@ -52,6 +52,13 @@ const REFUSED: Array<[string, string]> = [
   ['https://[fc00::1]/hook', 'private_address'],
   ['https://[fe80::1]/hook', 'private_address'],
   ['https://[::ffff:127.0.0.1]/hook', 'private_address'],
+  // IPv4-compatible literals (URL parsing spells them ::7f00:1 …), judged by their IPv4 address,
+  // and IPv6 outside 2000::/3, which ipaddr.js leaves in its catch-all `unicast`.
+  ['https://[::127.0.0.1]/hook', 'private_address'],
+  ['https://[::a9fe:a9fe]/hook', 'private_address'],
+  ['https://[::10.0.0.1]/hook', 'private_address'],
+  ['https://[::8.8.8.8]/hook', 'private_address'],
+  ['https://[4000::1]/hook', 'private_address'],
   // Other spellings of 127.0.0.1, which URL parsing normalises before the judgement.
   ['https://0x7f.1/hook', 'private_address'],
   ['https://2130706433/hook', 'private_address'],
@@ -91,6 +98,12 @@ for (const dialect of DIALECTS) {
       }
       const localhost = await api.app.inject({ method: 'POST', url: '/webhooks', headers: api.auth, payload: { url: 'https://localhost/hook' } })
       assert.match(localhost.json().detail[0].msg, /localhost resolves to (127\.0\.0\.1|::1), loopback/)
+      const compatible = await api.app.inject({ method: 'POST', url: '/webhooks', headers: api.auth, payload: { url: 'https://[::127.0.0.1]/hook' } })
+      assert.equal(compatible.json().detail[0].msg, 'URL refused (private_address): must resolve to public addresses only (::7f00:1 is loopback)')
+      // A public IPv6 address passes.
+      const v6 = await api.app.inject({ method: 'POST', url: '/webhooks', headers: api.auth, payload: { url: 'https://[2606:4700:4700::1111]/hook' } })
+      assert.equal(v6.statusCode, 201, v6.body)
+      await api.app.inject({ method: 'DELETE', url: `/webhooks/${v6.json().id as string}`, headers: api.auth })
       // The same rules on PATCH.
       const hook = await createWebhook(api.app, api.auth, { url: 'https://public.test/hook' })
       const patched = await api.app.inject({ method: 'PATCH', url: `/webhooks/${hook.id}`, headers: api.auth, payload: { url: 'https://loopback.test/hook' } })

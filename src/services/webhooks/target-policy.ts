@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js'
  * name that later resolves to 127.0.0.1 or a cloud metadata address (DNS rebinding) is refused
  * rather than reached. Address ranges are ipaddr.js's (every special-purpose range of IANA's
  * registries: loopback, private, link-local, unique-local, carrier-grade NAT, multicast, reserved,
- * the IPv6 translation prefixes…); only its `unicast` (global) range is public. WEBHOOK_ALLOW_PRIVATE
+ * the IPv6 translation prefixes…); only its `unicast` range is public, and for IPv6 only inside 2000::/3 (see addressRange). WEBHOOK_ALLOW_PRIVATE
  * lifts the https and address rules, for development and tests only.
  */
 
@@ -71,9 +71,31 @@ export function checkUrl (text: string, allowPrivate: boolean): URL | TargetRefu
   return url
 }
 
-/** The range ipaddr.js puts an address in; `unicast` is the public internet; `invalid` for what is no address. */
+/** IPv6's global unicast block: the only IPv6 addresses routed on the internet (RFC 4291). */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3')
+/** `::a.b.c.d`, the deprecated IPv4-compatible addresses (RFC 4291 2.5.5.1), `::` and `::1` among them. */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96')
+
+/**
+ * The range ipaddr.js puts an address in; `unicast` (and only it) is the public internet;
+ * `invalid` for what is no address. ipaddr.js calls every IPv6 address outside its special ranges
+ * `unicast`, so an IPv6 address is public only inside 2000::/3 as well (else `reserved`); an
+ * IPv4-mapped address is judged as its IPv4 address (ipaddr.js's `process`), and an IPv4-compatible
+ * one (`::127.0.0.1`, which URL parsing spells `::7f00:1`) by its IPv4 address's range, or
+ * `ipv4Compatible` when that is public: such an address is never routed, so it never passes.
+ */
 export function addressRange (address: string): string {
-  return ipaddr.isValid(address) ? ipaddr.process(address).range() : 'invalid'
+  if (!ipaddr.isValid(address)) return 'invalid'
+  const parsed = ipaddr.process(address)
+  if (parsed.kind() === 'ipv4') return parsed.range()
+  const v6 = parsed as ipaddr.IPv6
+  const range = v6.range()
+  if (range !== 'unicast') return range
+  if (v6.match(IPV4_COMPATIBLE)) {
+    const embedded = ipaddr.fromByteArray(v6.toByteArray().slice(12)).range()
+    return embedded === 'unicast' ? 'ipv4Compatible' : embedded
+  }
+  return v6.match(GLOBAL_UNICAST_V6) ? 'unicast' : 'reserved'
 }
 
 function judge (address: string, allowPrivate: boolean): TargetRefusal | undefined {
