@@ -62,8 +62,11 @@ export function createDeliveriesService (deps: DeliveriesDeps) {
       if (!await requeueDelivery(db, endpointId, eventNumber, Date.now())) {
         throw new AppError('CONFLICT', `Delivery dlv_${eventNumber} is being attempted right now; try again once the attempt is over`)
       }
+      // The answer shows the delivery as queued: read before the worker is woken, which may
+      // otherwise have attempted it already (a status the answer would show by chance).
+      const queued = await withAttempts(endpointId, eventNumber)
       deps.wake()
-      return await withAttempts(endpointId, eventNumber)
+      return queued
     },
 
     /** Queues a webhook.test event for the endpoint, due now (whatever it subscribed to). */
@@ -77,8 +80,9 @@ export function createDeliveriesService (deps: DeliveriesDeps) {
         await insertTestDelivery(trx, { endpointId, eventId: firstEventId, payload, createdAt, dueMs: Date.now() })
         return firstEventId
       })
+      const queued = await withAttempts(endpointId, eventNumber)
       deps.wake()
-      return await withAttempts(endpointId, eventNumber)
+      return queued
     },
   }
 }
