@@ -6,15 +6,32 @@ import type { MetricCatalog } from '../../../packages/client/src/types.js'
  * catalogue does not know is shown as it is.
  */
 
+/**
+ * What a metric is, by how the catalogue says it combines: a **flow** is summed over days (views),
+ * a **stock** is each account's last value over days (`combine.over_days: last`: followers), a
+ * **rate** is a ratio of sums (`combine.over_accounts: ratio`: engagement rate). The charts draw each kind by its own rules (model/points.ts).
+ */
+export type MetricKind = 'flow' | 'stock' | 'rate'
+
 export interface MetricText {
   label: string
   description: string
+  kind: MetricKind
 }
 
 export type MetricTexts = ReadonlyMap<string, MetricText>
 
 export function metricTextsOf (catalog: MetricCatalog): MetricTexts {
-  return new Map(catalog.data.map((metric) => [metric.name, { label: metric.label, description: metric.description }]))
+  return new Map(catalog.data.map((metric) => [metric.name, { label: metric.label, description: metric.description, kind: kindOf(metric.combine) }]))
+}
+
+function kindOf (combine: { over_days?: string, over_accounts?: string } | undefined): MetricKind {
+  return combine?.over_accounts === 'ratio' ? 'rate' : combine?.over_days === 'last' ? 'stock' : 'flow'
+}
+
+/** A metric's kind as the catalogue says; a name it does not know is a flow (summed). */
+export function metricKind (texts: MetricTexts, name: string): MetricKind {
+  return texts.get(name)?.kind ?? 'flow'
 }
 
 export function metricLabel (texts: MetricTexts, name: string): string {

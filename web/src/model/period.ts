@@ -84,3 +84,23 @@ export function monthsOf (period: Period): string[] {
   }
   return months
 }
+
+/**
+ * The last day with data: the latest `last_date` among the partner's accounts (GET /data-status),
+ * never after today; null when no account has data. Presets end on it and the date inputs stop at
+ * it, so a period never counts days not yet synced as days with nothing.
+ */
+export function lastSyncedDay (lastDates: ReadonlyArray<string | null>, today: string): string | null {
+  const latest = lastDates.filter((date): date is string => date !== null).sort().at(-1)
+  return latest === undefined ? null : latest < today ? latest : today
+}
+
+/**
+ * The period shown for the one asked: an end after the last synced day is moved back to it (the
+ * days after it have no data yet, they are not days with nothing), and `clampedFrom` says so.
+ * A period entirely after it, or text that is not a date, is left as asked (the API answers it).
+ */
+export function clampToSynced (period: Period, lastDay: string | null): Period & { clampedFrom?: string } {
+  if (lastDay === null || !isDateText(period.until) || period.until <= lastDay || period.since > lastDay) return period
+  return { since: period.since, until: lastDay, clampedFrom: period.until }
+}

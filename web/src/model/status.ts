@@ -101,6 +101,34 @@ export function missingAccounts (accounts: readonly AccountStatus[], group: Entr
   })
 }
 
+/**
+ * The account-days of a group in a window (a month inside the period): expected, the days inside
+ * each account's coverage; reported, those of them with a row; and each account that missed some,
+ * with how many. A month in which an account missed 8 days is not complete, though the account
+ * reported in it (the monthly entry's accounts_reported counts it).
+ */
+export function accountDays (accounts: readonly AccountStatus[], group: EntryGroup, window: Period): { expected: number, reported: number, short: Array<{ account: AccountStatus, days: number }> } {
+  let expected = 0
+  let reported = 0
+  const short: Array<{ account: AccountStatus, days: number }> = []
+  for (const account of accounts) {
+    if (!inGroup(account, group) || account.first_date === null || account.last_date === null) continue
+    const since = account.first_date > window.since ? account.first_date : window.since
+    const until = account.last_date < window.until ? account.last_date : window.until
+    if (since > until) continue
+    const covered = daysInPeriod({ since, until })
+    const missed = account.missing.reduce((days, range) => {
+      const from = range.since > since ? range.since : since
+      const to = range.until < until ? range.until : until
+      return from <= to ? days + daysInPeriod({ since: from, until: to }) : days
+    }, 0)
+    expected += covered
+    reported += covered - missed
+    if (missed > 0) short.push({ account, days: missed })
+  }
+  return { expected, reported, short }
+}
+
 export interface BrandFreshness {
   brandId: number
   /** The earliest last day with data among its accounts that have data: every account has data through it. */

@@ -1,11 +1,13 @@
 import { useMemo, useState } from 'preact/hooks'
 import type { AccountStatus } from '../../../../packages/client/src/types.js'
-import { metricDescription, metricLabel } from '../../model/catalog.js'
+import { metricDescription, metricKind, metricLabel } from '../../model/catalog.js'
 import { formatInteger, formatRatioAsPercent, NO_VALUE } from '../../model/format.js'
 import type { Period } from '../../model/period.js'
 import { analyticsExportArgs, dataStatusQuery, seriesQuery } from '../../model/queries.js'
 import { buildSeries, CHART_METRICS, type ChartMetric, type Line, type SeriesModel } from '../../model/series.js'
-import { inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
+import { platformName } from '../../model/platforms.js'
+import { drawnApart, type PointState } from '../../model/points.js'
+import { accountDays, inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
 import { DownloadCsv } from '../download-csv.js'
 import { LineChart, type PointWarning } from '../line-chart.js'
 import { useDataStatus, useSeries } from '../loads.js'
@@ -61,13 +63,31 @@ function accountsByLine (model: SeriesModel, accounts: readonly AccountStatus[])
   return new Map(model.lines.map((line) => [line.key, accounts.filter((account) => inGroup(account, line.group))]))
 }
 
-/** Why point `at` of a line is incomplete for a metric, with the accounts missing; undefined when complete. */
+/**
+ * Why point `at` of a line is incomplete for a metric, with the accounts missing; undefined when
+ * complete. A month also counts account-days (from /data-status): an account that missed 8 days
+ * of it reported in the month, yet the month is not complete.
+ */
 function warningOf (line: Line, at: number, metric: string, unit: 'day' | 'month', x: string, period: Period, accounts: readonly AccountStatus[]): PointWarning | undefined {
   const status = line.status[at]
   const why = shortfall(status, metric, unit)
-  if (why === undefined || status === undefined) return undefined
+  const days = unit === 'month' ? accountDays(accounts, line.group, windowOf(x, period)) : undefined
+  const daysShort = days !== undefined && days.reported < days.expected ? monthShortfall(days) : undefined
+  if (why === undefined && daysShort === undefined) return undefined
   const missing = missingText(accounts, line, x, period)
-  return { text: missing === '' ? why : `${why}; ${missing}`, accountsMissing: status.reported < status.expected }
+  const parts = [daysShort, why, missing === '' ? undefined : missing].filter((part): part is string => part !== undefined)
+  const accountsMissing = status !== undefined && status.reported < status.expected
+  const [reported, expected] = status?.metrics[metric] ?? [0, 0]
+  return {
+    text: parts.join('; '),
+    accountsMissing: accountsMissing || daysShort !== undefined,
+    apart: drawnApart(unit, { accountsMissing, accountDays: days === undefined || days.expected === 0 ? undefined : days.reported / days.expected, metric: expected === 0 ? undefined : reported / expected }),
+  }
+}
+
+/** "112 of 120 account-days reported (Evergreen Outdoors · TikTok: 8 days)": a month's shortfall, from /data-status. */
+function monthShortfall (days: ReturnType<typeof accountDays>): string {
+  return `${days.reported} of ${days.expected} account-days reported (${days.short.map(({ account, days: count }) => `${account.account_name} · ${platformName(account.platform)}: ${count} ${count === 1 ? 'day' : 'days'}`).join(', ')})`
 }
 
 /** The points with incomplete data, listed once for every chart (their accounts reporting, and who is missing). */
@@ -75,18 +95,24 @@ function Incomplete ({ model, unit, period, accounts }: { model: SeriesModel, un
   const own = useMemo(() => accountsByLine(model, accounts), [model, accounts])
   const items = model.x.flatMap((x, at) => model.lines.flatMap((line) => {
     const status = line.status[at]
-    if (status === undefined || status.reported >= status.expected) return []
-    const missing = missingText(own.get(line.key) ?? [], line, x, period)
-    return [{ key: `${x}|${line.key}`, text: `${x} · ${line.label}: ${status.reported} of ${status.expected} accounts reported${missing === '' ? '' : ` (${missing})`}` }]
+    const mine = own.get(line.key) ?? []
+    const window = unit === 'month' ? accountDays(mine, line.group, windowOf(x, period)) : undefined
+    const days = window !== undefined && window.reported < window.expected ? monthShortfall(window) : undefined
+    const accountsShort = status !== undefined && status.reported < status.expected
+    if (!accountsShort && days === undefined) return []
+    const missing = missingText(mine, line, x, period)
+    const text = days ?? `${status?.reported ?? 0} of ${status?.expected ?? 0} accounts reported${missing === '' ? '' : ` (${missing})`}`
+    return [{ key: `${x}|${line.key}`, text: `${x} · ${line.label}: ${text}` }]
   })).reverse()
   if (items.length === 0) return <p class='hint' data-incomplete-count='0'>Every {unit} shown has data from every account expected.</p>
   const SHOWN = 30
   return (
     <div class='incomplete' data-incomplete-count={items.length}>
-      <h3>⚠ {items.length} {items.length === 1 ? 'point has' : 'points have'} fewer accounts reporting than expected</h3>
+      <h3>⚠ {items.length} {items.length === 1 ? 'point has' : 'points have'} {unit === 'day' ? 'fewer accounts reporting than expected' : 'account-days missing'}</h3>
       <p class='hint'>
-        On the charts these points carry a ring and a triangle: a drop there is missing data, not a real fall. A ring alone marks a {unit} on
-        which some account left that metric out. The data tables say which accounts.
+        On the charts these points are cut out of the lines and drawn hollow (a sum over fewer accounts is not a fall), with a triangle
+        above the chart (a number: several points close together). A ring above the chart marks a {unit} on which some account left
+        that metric out. The data tables say which accounts.
       </p>
       {/* A long list scrolls in its own focusable region (keyboard users can scroll it too). */}
       <div class='incomplete-list' tabIndex={0} role='region' aria-label='Points with accounts missing'>
@@ -99,29 +125,40 @@ function Incomplete ({ model, unit, period, accounts }: { model: SeriesModel, un
   )
 }
 
+/** What the y axis says about its scale. */
+function axisNote (kind: 'flow' | 'stock' | 'rate'): string {
+  return kind === 'rate' ? 'from 0 (complete points)' : 'from 0'
+}
+
 function ChartCard ({ metric, model, unit, period, accounts }: { metric: ChartMetric, model: SeriesModel, unit: 'day' | 'month', period: Period, accounts: readonly AccountStatus[] }) {
   const { session } = useSession()
   const [open, setOpen] = useState(false)
   const label = metricLabel(session.metrics, metric)
   const own = useMemo(() => accountsByLine(model, accounts), [model, accounts])
-  const lines = useMemo(() => model.lines.map((line) => ({
-    key: line.key,
-    label: line.label,
-    line,
-    values: line.values[metric],
-    warnings: model.x.map((x, at) => warningOf(line, at, metric, unit, x, period, own.get(line.key) ?? [])),
-  })), [model, metric, own])
-  const percent = metric === 'engagement_rate'
+  const kind = metricKind(session.metrics, metric)
+  const lines = useMemo(() => model.lines.map((line) => {
+    const warnings = model.x.map((x, at) => warningOf(line, at, metric, unit, x, period, own.get(line.key) ?? []))
+    return {
+      key: line.key,
+      label: line.label,
+      line,
+      values: line.values[metric],
+      warnings,
+      // An incomplete point is cut out of the line: a sum (or a last value, or a rate) over fewer accounts is not a change.
+      states: warnings.map((warning): PointState => warning?.apart === true ? 'partial' : 'complete'),
+    }
+  }), [model, metric, own])
+  const percent = kind === 'rate'
   const format = percent ? formatRatioAsPercent : formatInteger
   const marked = lines.reduce((count, line) => count + line.warnings.filter((warning, at) => warning !== undefined && line.values[at] !== null).length, 0)
-  const description = `Line chart of ${label.toLowerCase()} per ${unit}, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}: ${lines.map((line) => line.label).join(', ')}. Days without data are gaps.${marked > 0 ? ` ${marked} ${marked === 1 ? 'point is' : 'points are'} marked as incomplete.` : ''} The data table below lists every value.`
+  const description = `Line chart of ${label.toLowerCase()} per ${unit}, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}: ${lines.map((line) => line.label).join(', ')}. Days without data are gaps.${marked > 0 ? ` ${marked} ${marked === 1 ? 'point is' : 'points are'} incomplete, drawn apart from the lines.` : ''} The axis starts at 0. The data table below lists every value.`
   return (
     <figure class='chart-card' data-chart={metric}>
       <figcaption>
         <h3>{label}{percent ? ' (%)' : ''}</h3>
         <p class='hint metric-help'>{metricDescription(session.metrics, metric)}</p>
       </figcaption>
-      <LineChart x={model.x} lines={lines} label={description} percent={percent} />
+      <LineChart x={model.x} lines={lines} label={description} kind={kind} percent={percent} axisLabel={axisNote(kind)} />
       <details onToggle={(event) => setOpen(event.currentTarget.open)}>
         <summary>Data table: {label.toLowerCase()}</summary>
         {open && (
