@@ -56,6 +56,23 @@ export const CHANGED_TABLES = {
     postgres: 'seq bigint not null primary key, brand_id bigint not null, platform text not null, account_id bigint not null, since date not null, until date not null, ' +
       'days integer not null',
   },
+  /**
+   * Filled at commit: the `account.updated` events, numbered in the feed's order (brand, platform
+   * rank, account, change), read back a page at a time as they are written.
+   */
+  sync_account_events: {
+    sqlite: 'seq integer not null primary key, brand_id integer not null, platform text not null, account_id integer not null, account_name text not null, ' +
+      'change text not null',
+    postgres: 'seq bigint not null primary key, brand_id bigint not null, platform text not null, account_id bigint not null, account_name text not null, ' +
+      'change text not null',
+  },
+  /** Filled at commit: posts added and changed per account, with its brand now, numbered in brand, platform rank, account order. */
+  sync_post_accounts: {
+    sqlite: 'seq integer not null primary key, brand_id integer not null, platform text not null, account_id integer not null, added integer not null, ' +
+      'changed integer not null',
+    postgres: 'seq bigint not null primary key, brand_id bigint not null, platform text not null, account_id bigint not null, added bigint not null, ' +
+      'changed bigint not null',
+  },
 } as const satisfies Record<string, TableDefinition>
 
 export type ChangedTable = keyof typeof CHANGED_TABLES

@@ -1,14 +1,14 @@
 import { sql, type Kysely } from 'kysely'
 import type { NewChangeEvent } from '../../domain/changes.js'
 import { formatUtcSeconds } from '../../domain/dates.js'
-import { platformRank } from '../../domain/platforms.js'
-import { noChanges, type ChangeCounts, type RecordCounts, type Sync, type SyncAccount } from '../../domain/syncs.js'
+import { noChanges, type RecordCounts, type Sync } from '../../domain/syncs.js'
 import type { Database } from '../database.js'
 import type { Dialect } from '../db.js'
 import { platformRankOfRow } from '../queries/sql-helpers.js'
 import { insertEvents, takeChangeNumbers } from './change-log.repository.js'
 import { updateCoverage } from './coverage.js'
-import { AnalyticsEvents, accountEvents, brandEvents, postsEvents, type AccountChangeRow, type BrandChangeRow, type PostCountRow, type RangeRow } from './sync-events.js'
+import { findSync } from '../repositories/syncs.repository.js'
+import { AnalyticsEvents, PostsEvents, accountEventsOf, brandEvents, type AccountEventRow, type BrandChangeRow, type PostCountRow, type RangeRow } from './sync-events.js'
 
 /**
  * Records a committed import as a sync (docs/import.md "Syncs"), inside its transaction, from the
@@ -18,8 +18,10 @@ import { AnalyticsEvents, accountEvents, brandEvents, postsEvents, type AccountC
  * - `write`: takes the sync id and event numbers (takeChangeNumbers: in PostgreSQL the change clock
  *   stays locked until commit, so this is the import's last step) and writes the events, the
  *   `syncs` row and the coverage of the accounts whose daily rows changed.
- * Whatever grows with the rows — the changed days and their ranges — stays in the store and is read
- * back a page at a time; only per-account and per-brand lists are held in memory.
+ * Whatever grows with the rows or the accounts — the changed days and their ranges, the account
+ * events, the posts per account, the sync's account list — stays in the store: the events are read
+ * back a page at a time in their order as they are written, and the sync's brand and account lists
+ * are built by the store itself. Only the brand events (one per brand at most) are held in memory.
  */
 
 export interface SyncInput {
@@ -34,7 +36,7 @@ export interface PreparedSync {
   write: () => Promise<Sync>
 }
 
-/** Range rows read per round trip while the events are written. */
+/** Rows of a numbered table (ranges, account events, posts per account) read per round trip while the events are written. */
 const RANGE_PAGE = 5000
 /** Events written per insertEvents call (it splits further by its own statement size). */
 const EVENT_BATCH = 500
@@ -75,17 +77,18 @@ export async function prepareSync (db: Kysely<Database>, dialect: Dialect, input
   }
   const brandChanges = brandEvents(await readBrandChanges(db))
   for (const event of brandChanges) changed.brand[event.data.change] += 1
-  const accountChanges = accountEvents(await readAccountChanges(db))
-  countAccountChanges(accountChanges, changed)
-  const postChanges = postsEvents(await readPostCounts(db))
 
-  const dailyAccounts = (await sql<SyncAccount>`select distinct platform, account_id from sync_ranges`.execute(db)).rows
-  const accounts = accountsOf([...dailyAccounts, ...accountChanges.map((event) => event.data), ...postChanges.flatMap((event) => event.data.accounts)])
-  const brandIds = new Set([...brandChanges, ...accountChanges, ...postChanges].map((event) => event.data.brand_id))
-  if (analyticsBrands > 0) {
-    for (const row of (await sql<{ brand_id: number }>`select distinct brand_id from sync_ranges`.execute(db)).rows) brandIds.add(Number(row.brand_id))
+  await numberAccountEvents(db)
+  for (const row of (await sql<{ change: AccountEventRow['change'], n: number }>`select change, count(*) as n from sync_account_events group by change`.execute(db)).rows) {
+    if (row.change === 'created') changed.account.created = Number(row.n)
+    else if (row.change === 'updated') changed.account.updated = Number(row.n)
+    else if (row.change === 'moved_in') changed.account.moved = Number(row.n)
   }
-  const eventCount = brandChanges.length + accountChanges.length + analyticsBrands + postChanges.length
+  await numberPostAccounts(db)
+  const counted = (await sql<{ accountEvents: number, postBrands: number }>`select
+      (select count(*) from sync_account_events) as "accountEvents",
+      (select count(distinct brand_id) from sync_post_accounts) as "postBrands"`.execute(db)).rows[0]
+  const eventCount = brandChanges.length + Number(counted?.accountEvents ?? 0) + analyticsBrands + Number(counted?.postBrands ?? 0)
 
   return {
     write: async () => {
@@ -95,49 +98,117 @@ export async function prepareSync (db: Kysely<Database>, dialect: Dialect, input
       const syncId = numbers.syncId ?? 0
       const events = new EventWriter(db, { firstEventId: numbers.firstEventId, syncId, createdAt: committedAt })
       await events.add(brandChanges)
-      await events.add(accountChanges)
+      await writeAccountEvents(db, events)
       await writeAnalyticsEvents(db, events)
-      await events.add(postChanges)
+      await writePostsEvents(db, events)
       await events.flush()
 
-      const sync: Sync = {
-        syncId,
-        startedAt: input.startedAt,
-        committedAt,
-        sourceFiles: [...input.sourceFiles],
-        counts: { read: { ...input.read }, changed },
-        brandIds: [...brandIds].sort((a, b) => a - b),
-        accounts,
-        firstEventNumber: eventCount === 0 ? null : numbers.firstEventId,
-        eventCount,
-      }
       await db.insertInto('syncs').values({
         sync_id: syncId,
-        started_at: sync.startedAt,
+        started_at: input.startedAt,
         committed_at: committedAt,
-        source_files: JSON.stringify(sync.sourceFiles),
-        counts: JSON.stringify(sync.counts),
-        brand_ids: JSON.stringify(sync.brandIds),
-        accounts: JSON.stringify(accounts.map((account) => [account.platform, account.account_id])),
-        first_event_id: sync.firstEventNumber,
+        source_files: JSON.stringify([...input.sourceFiles]),
+        counts: JSON.stringify({ read: { ...input.read }, changed }),
+        brand_ids: '[]',
+        accounts: '[]',
+        first_event_id: eventCount === 0 ? null : numbers.firstEventId,
         event_count: eventCount,
       }).execute()
+      await writeSyncLists(db, syncId)
       await updateCoverage(db, dialect, { syncId, committedAt })
+      const sync = await findSync(db, syncId)
+      if (sync === undefined) throw new Error(`sync ${syncId} was not written`)
       return sync
     },
+  }
+}
+
+/** Platform rank of a column, for ordering in SQL. */
+const rankOf = (column: string) => platformRankOfRow(sql.ref(column))
+
+/**
+ * `account.updated` into sync_account_events, numbered in the feed's order: an account created →
+ * `created` in its brand; otherwise, in another brand than before → `moved_out` for the brand it
+ * left and `moved_in` for the one it joined; its name, network id, avatar or permalink different
+ * from before → `updated` (in its brand now). Ordered by brand, platform, account, then
+ * created, moved_in, updated, moved_out.
+ */
+async function numberAccountEvents (db: Kysely<Database>): Promise<void> {
+  const moved = sql`c.created = 0 and c.old_brand_id is not null and c.old_brand_id <> a.brand_id`
+  const updated = sql`c.created = 0 and (c.old_account_name is distinct from a.account_name or c.old_network_id is distinct from a.network_id
+    or c.old_storage_avatar is distinct from a.storage_avatar or c.old_permalink is distinct from a.permalink)`
+  const from = sql`from changed_accounts c join accounts a on a.platform = c.platform and a.account_id = c.account_id`
+  await sql`insert into sync_account_events (seq, brand_id, platform, account_id, account_name, change)
+    select row_number() over (order by e.brand_id, ${rankOf('e.platform')}, e.account_id, e.change_order), e.brand_id, e.platform, e.account_id, e.account_name, e.change
+    from (select a.brand_id, c.platform, c.account_id, a.account_name, 'created' as change, 0 as change_order ${from} where c.created = 1
+      union all select a.brand_id, c.platform, c.account_id, a.account_name, 'moved_in', 1 ${from} where ${moved}
+      union all select a.brand_id, c.platform, c.account_id, a.account_name, 'updated', 2 ${from} where ${updated}
+      union all select c.old_brand_id, c.platform, c.account_id, a.account_name, 'moved_out', 3 ${from} where ${moved}) e`.execute(db)
+}
+
+/** Posts added and changed per account, with the account's brand now, numbered in brand, platform, account order. */
+async function numberPostAccounts (db: Kysely<Database>): Promise<void> {
+  await sql`insert into sync_post_accounts (seq, brand_id, platform, account_id, added, changed)
+    select row_number() over (order by a.brand_id, ${rankOf('p.platform')}, p.account_id), a.brand_id, p.platform, p.account_id, sum(c.added), count(*) - sum(c.added)
+    from changed_posts c
+    join posts p on p.platform = c.platform and p.id = c.id
+    join accounts a on a.platform = p.platform and a.account_id = p.account_id
+    group by a.brand_id, p.platform, p.account_id`.execute(db)
+}
+
+/** Reads a numbered table (seq from 1) a page at a time, in order. */
+async function * pagesOf<Row> (read: (after: number, through: number) => Promise<Row[]>): AsyncGenerator<Row[]> {
+  for (let after = 0; ; after += RANGE_PAGE) {
+    const page = await read(after, after + RANGE_PAGE)
+    if (page.length === 0) return
+    yield page
+  }
+}
+
+async function writeAccountEvents (db: Kysely<Database>, events: EventWriter): Promise<void> {
+  const pages = pagesOf(async (after, through) => (await sql<AccountEventRow>`select brand_id, platform, account_id, account_name, change
+    from sync_account_events where seq > ${after} and seq <= ${through} order by seq`.execute(db)).rows)
+  for await (const page of pages) {
+    await events.add(accountEventsOf(page.map((row) => ({ ...row, brand_id: Number(row.brand_id), account_id: Number(row.account_id) }))))
   }
 }
 
 /** `analytics.updated`, one per brand, built from sync_ranges read a page at a time. */
 async function writeAnalyticsEvents (db: Kysely<Database>, events: EventWriter): Promise<void> {
   const analytics = new AnalyticsEvents()
-  for (let after = 0; ; after += RANGE_PAGE) {
-    const page = (await sql<RangeRow>`select brand_id, platform, account_id, since, until from sync_ranges
-      where seq > ${after} and seq <= ${after + RANGE_PAGE} order by seq`.execute(db)).rows
-    if (page.length === 0) break
-    await events.add(analytics.add(page.map(rangeRow)))
-  }
+  const pages = pagesOf(async (after, through) => (await sql<RangeRow>`select brand_id, platform, account_id, since, until from sync_ranges
+    where seq > ${after} and seq <= ${through} order by seq`.execute(db)).rows)
+  for await (const page of pages) await events.add(analytics.add(page.map(rangeRow)))
   await events.add(analytics.finish())
+}
+
+/** `posts.updated`, one per brand, built from sync_post_accounts read a page at a time. */
+async function writePostsEvents (db: Kysely<Database>, events: EventWriter): Promise<void> {
+  const posts = new PostsEvents()
+  const pages = pagesOf(async (after, through) => (await sql<PostCountRow>`select brand_id, platform, account_id, added, changed from sync_post_accounts
+    where seq > ${after} and seq <= ${through} order by seq`.execute(db)).rows)
+  for await (const page of pages) {
+    await events.add(posts.add(page.map((row) => ({ brand_id: Number(row.brand_id), platform: row.platform, account_id: Number(row.account_id), added: Number(row.added), changed: Number(row.changed) }))))
+  }
+  await events.add(posts.finish())
+}
+
+/**
+ * The sync's brand and account lists, written by the store from the tables above (the process never
+ * holds them): brands whose data it changed (its events' brands: created or renamed brands, the
+ * account and posts events', the changed ranges'), ascending; accounts whose record, daily rows or posts it
+ * changed, in canonical order (platform rank, account id), as `[["fb",11],…]`.
+ */
+async function writeSyncLists (db: Kysely<Database>, syncId: number): Promise<void> {
+  const named = sql`select c.brand_id from changed_brands c join brands b on b.brand_id = c.brand_id
+    where c.created = 1 or c.old_brand_name is distinct from b.brand_name`
+  await sql`update syncs set
+    brand_ids = (select '[' || coalesce(string_agg(cast(b.brand_id as text), ',' order by b.brand_id), '') || ']'
+      from (select brand_id from sync_ranges union select brand_id from sync_account_events union select brand_id from sync_post_accounts union ${named}) b),
+    accounts = (select '[' || coalesce(string_agg('["' || u.platform || '",' || cast(u.account_id as text) || ']', ',' order by ${rankOf('u.platform')}, u.account_id), '') || ']'
+      from (select platform, account_id from sync_ranges union select platform, account_id from sync_account_events
+        union select platform, account_id from sync_post_accounts) u)
+    where sync_id = ${syncId}`.execute(db)
 }
 
 /** Writes events in order with consecutive numbers, a batch at a time. */
@@ -168,45 +239,6 @@ async function readBrandChanges (db: Kysely<Database>): Promise<BrandChangeRow[]
   return rows.map((row) => ({ ...row, brand_id: Number(row.brand_id), created: Number(row.created) }))
 }
 
-async function readAccountChanges (db: Kysely<Database>): Promise<AccountChangeRow[]> {
-  const { rows } = await sql<AccountChangeRow>`select c.platform, c.account_id, a.brand_id, a.account_name, a.network_id, a.storage_avatar, a.permalink,
-      c.created, c.old_brand_id, c.old_account_name, c.old_network_id, c.old_storage_avatar, c.old_permalink
-    from changed_accounts c join accounts a on a.platform = c.platform and a.account_id = c.account_id`.execute(db)
-  return rows.map((row) => ({
-    ...row,
-    account_id: Number(row.account_id),
-    brand_id: Number(row.brand_id),
-    created: Number(row.created),
-    old_brand_id: row.old_brand_id === null ? null : Number(row.old_brand_id),
-  }))
-}
-
-/** Posts added and changed per account, with the account's brand now, in brand, platform, account order. */
-async function readPostCounts (db: Kysely<Database>): Promise<PostCountRow[]> {
-  const { rows } = await sql<PostCountRow>`select a.brand_id, p.platform, p.account_id, sum(c.added) as added, count(*) - sum(c.added) as changed
-    from changed_posts c
-    join posts p on p.platform = c.platform and p.id = c.id
-    join accounts a on a.platform = p.platform and a.account_id = p.account_id
-    group by a.brand_id, p.platform, p.account_id`.execute(db)
-  return rows.map((row) => ({ brand_id: Number(row.brand_id), platform: row.platform, account_id: Number(row.account_id), added: Number(row.added), changed: Number(row.changed) }))
-    .sort((a, b) => a.brand_id - b.brand_id || platformRank(a.platform) - platformRank(b.platform) || a.account_id - b.account_id)
-}
-
 function rangeRow (row: RangeRow): RangeRow {
   return { brand_id: Number(row.brand_id), platform: row.platform, account_id: Number(row.account_id), since: row.since, until: row.until }
-}
-
-function countAccountChanges (events: ReturnType<typeof accountEvents>, changed: ChangeCounts): void {
-  for (const event of events) {
-    if (event.data.change === 'created') changed.account.created += 1
-    else if (event.data.change === 'updated') changed.account.updated += 1
-    else if (event.data.change === 'moved_in') changed.account.moved += 1
-  }
-}
-
-/** Distinct accounts in canonical order. */
-function accountsOf (rows: ReadonlyArray<{ platform: SyncAccount['platform'], account_id: number }>): SyncAccount[] {
-  const seen = new Map<string, SyncAccount>()
-  for (const row of rows) seen.set(`${row.platform}:${Number(row.account_id)}`, { platform: row.platform, account_id: Number(row.account_id) })
-  return [...seen.values()].sort((a, b) => platformRank(a.platform) - platformRank(b.platform) || a.account_id - b.account_id)
 }
