@@ -19,6 +19,29 @@ export type MetricUnit = 'count' | 'currency' | 'ratio'
  */
 export type Combination = 'sum' | 'last' | 'ratio'
 
+/**
+ * What a metric measures, which decides how it combines and how a missing day is treated
+ * (src/domain/gaps/): a flow counts what happened during a day (views, revenue: summed, never
+ * invented for a day not reported); a stock is a level at the end of a day (followers: not summed
+ * over days; a day not reported may take the account's last reported level); a rate divides two
+ * other figures (`ratio_of`), and only over the account-days that reported both.
+ */
+export type MetricKind = 'flow' | 'stock' | 'rate'
+export const METRIC_KINDS = ['flow', 'stock', 'rate'] as const satisfies readonly MetricKind[]
+
+/** Whether summing the values of several days (accounts) gives the figure of them all. */
+export interface Additivity {
+  overDays: boolean
+  overAccounts: boolean
+}
+
+/** The additivity each kind has: a flow sums both ways, a stock only over accounts, a rate neither. */
+export const KIND_ADDITIVITY: Readonly<Record<MetricKind, Additivity>> = {
+  flow: { overDays: true, overAccounts: true },
+  stock: { overDays: false, overAccounts: true },
+  rate: { overDays: false, overAccounts: false },
+}
+
 export interface RatioInputs {
   /** A metric of the catalogue. */
   numerator: string
@@ -36,6 +59,8 @@ export interface MetricDefinition {
   label: string
   description: string
   unit: MetricUnit
+  /** Flow, stock or rate (MetricKind): how it combines and how a missing day is treated. */
+  kind: MetricKind
   /** Decimals of the value on the wire (0 for integers). */
   decimals: number
   /** The platforms whose accounts report it (or, for a derived metric, report its inputs). */
@@ -92,7 +117,7 @@ const CORE_TEXT: Record<(typeof CORE_COUNT_METRICS)[number], [string, string]> =
 function core (name: (typeof CORE_COUNT_METRICS)[number]): MetricDefinition {
   const [label, description] = CORE_TEXT[name]
   const last = name === 'followers'
-  return { name, label, description, unit: 'count', decimals: 0, platforms: EVERY_PLATFORM, reports: EVERY_REPORT, overDays: last ? 'last' : 'sum', overAccounts: 'sum', reported: true, noneReported: ZERO }
+  return { name, label, description, unit: 'count', kind: last ? 'stock' : 'flow', decimals: 0, platforms: EVERY_PLATFORM, reports: EVERY_REPORT, overDays: last ? 'last' : 'sum', overAccounts: 'sum', reported: true, noneReported: ZERO }
 }
 
 function platformSpecific (name: (typeof PLATFORM_METRIC_NAMES)[number]): MetricDefinition {
@@ -104,6 +129,7 @@ function platformSpecific (name: (typeof PLATFORM_METRIC_NAMES)[number]): Metric
     label,
     description: `${meaning} (${platformNames(platforms)}${dailyOnly ? '; daily entries only' : ''})`,
     unit: 'count',
+    kind: 'flow',
     decimals: 0,
     platforms,
     reports: dailyOnly ? ['daily'] : EVERY_REPORT,
@@ -123,6 +149,7 @@ const ENGAGEMENT_RATE: MetricDefinition = {
   label: 'Engagement rate',
   description: `Engagement rate: ${ENGAGEMENT_TEXT}`,
   unit: 'ratio',
+  kind: 'rate',
   decimals: 6,
   platforms: EVERY_PLATFORM,
   reports: EVERY_REPORT,
@@ -140,6 +167,7 @@ export const METRIC_CATALOG: readonly MetricDefinition[] = [
     label: 'Revenue',
     description: 'Revenue reported, summed exactly and rounded half-up to 2 decimals',
     unit: 'currency',
+    kind: 'flow',
     decimals: 2,
     platforms: EVERY_PLATFORM,
     reports: EVERY_REPORT,
@@ -157,6 +185,7 @@ export const METRIC_CATALOG: readonly MetricDefinition[] = [
     label: 'Posts per day',
     description: 'posts_count divided by the days of the entry\'s window inside the period, 2 decimals (a daily entry: equals posts_count)',
     unit: 'ratio',
+    kind: 'rate',
     decimals: 2,
     platforms: EVERY_PLATFORM,
     reports: EVERY_REPORT,
@@ -178,4 +207,19 @@ export const REPORTED_METRICS: readonly string[] = METRIC_CATALOG.filter((metric
 
 export function metricDefinition (name: string): MetricDefinition | undefined {
   return METRIC_CATALOG.find((metric) => metric.name === name)
+}
+
+/** The metric's additivity over days and over accounts (from its kind). */
+export function additivityOf (metric: MetricDefinition): Additivity {
+  return KIND_ADDITIVITY[metric.kind]
+}
+
+/** The catalogue's metrics of one kind, in catalogue order (`sameAs` aliases left out). */
+export function metricsOfKind (kind: MetricKind): MetricDefinition[] {
+  return METRIC_CATALOG.filter((metric) => metric.kind === kind && metric.sameAs === undefined)
+}
+
+/** The metric's kind; undefined for a name the catalogue does not have. */
+export function kindOf (name: string): MetricKind | undefined {
+  return metricDefinition(name)?.kind
 }

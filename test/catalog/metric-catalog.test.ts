@@ -112,6 +112,17 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(body.data.find((metric) => metric.name === 'followers')?.combine, { over_days: 'last', over_accounts: 'sum' })
       assert.deepEqual(body.data.find((metric) => metric.name === 'revenue')?.none_reported, { daily: 0, monthly: 0, agg: null })
       assert.equal(body.data.find((metric) => metric.name === 'interaction_rate')?.same_as, 'engagement_rate')
+      // Each metric's fields in one order; kind and additive were appended after the first twelve, which keep theirs.
+      for (const metric of body.data) {
+        assert.deepEqual(Object.keys(metric), ['name', 'label', 'description', 'unit', 'decimals', 'platforms', 'reports', 'combine', 'ratio_of', 'same_as', 'derived', 'none_reported', 'kind', 'additive'])
+      }
+      const kinds = Object.fromEntries(body.data.map((metric) => [metric.name, [metric.kind, metric.additive]]))
+      assert.deepEqual(kinds.followers, ['stock', { over_days: false, over_accounts: true }])
+      assert.deepEqual(kinds.views, ['flow', { over_days: true, over_accounts: true }])
+      assert.deepEqual(kinds.revenue, ['flow', { over_days: true, over_accounts: true }])
+      assert.deepEqual(kinds.posts_per_day, ['rate', { over_days: false, over_accounts: false }])
+      assert.deepEqual(kinds.engagement_rate, ['rate', { over_days: false, over_accounts: false }])
+      assert.deepEqual(body.data.find((metric) => metric.name === 'posts_per_day')?.ratio_of, { numerator: 'posts_count', denominator: 'days' })
       // A bearer token is not needed, and one sent changes nothing.
       const withToken = await api.app.inject({ method: 'GET', url: '/catalog/metrics', headers: api.auth })
       assert.equal(withToken.body, response.body)

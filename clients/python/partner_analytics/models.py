@@ -939,14 +939,18 @@ class MetricDescription(TypedDict):
     derived: bool
     #: The value of an entry none of whose account-days reported the metric, by report type
     none_reported: MetricDescriptionNoneReported
+    #: flow: counts what happened during a day (summed; a day not reported is never invented); stock: a level at the end of a day (followers: not summed over days; by the gap rules a day not reported may take the account's last reported level); rate: a quotient of ratio_of's inputs (by the gap rules, only over the account-days that reported both)
+    kind: Literal["flow", "stock", "rate"]
+    additive: MetricDescriptionAdditive
 
 
 def parse_metric_description(raw: Any) -> MetricDescription:
     """One MetricDescription from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
-    value = record(raw, "MetricDescription", ("name", "label", "description", "unit", "decimals", "platforms", "reports", "combine", "ratio_of", "same_as", "derived", "none_reported"))
+    value = record(raw, "MetricDescription", ("name", "label", "description", "unit", "decimals", "platforms", "reports", "combine", "ratio_of", "same_as", "derived", "none_reported", "kind", "additive"))
     value["combine"] = parse_metric_description_combine(value["combine"])
     value["ratio_of"] = (None if value["ratio_of"] is None else parse_metric_description_ratio_of(value["ratio_of"]))
     value["none_reported"] = parse_metric_description_none_reported(value["none_reported"])
+    value["additive"] = parse_metric_description_additive(value["additive"])
     return cast(MetricDescription, value)
 
 
@@ -1472,6 +1476,21 @@ def parse_analytics_updated_data_accounts_item(raw: Any) -> AnalyticsUpdatedData
     value = record(raw, "AnalyticsUpdatedDataAccountsItem", ("platform", "account_id", "dates"))
     value["dates"] = [parse_date_range(item0) for item0 in value["dates"]]
     return cast(AnalyticsUpdatedDataAccountsItem, value)
+
+
+class MetricDescriptionAdditive(TypedDict):
+    """The MetricDescriptionAdditive object of the API."""
+
+    #: Whether the sum of the days' values is the value of the days together
+    over_days: bool
+    #: Whether the sum of the accounts' values is the value of the accounts together
+    over_accounts: bool
+
+
+def parse_metric_description_additive(raw: Any) -> MetricDescriptionAdditive:
+    """One MetricDescriptionAdditive from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "MetricDescriptionAdditive", ("over_days", "over_accounts"))
+    return cast(MetricDescriptionAdditive, value)
 
 
 class MetricDescriptionCombine(TypedDict):

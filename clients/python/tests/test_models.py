@@ -158,9 +158,11 @@ def test_objects_declared_inline_and_maps() -> None:
     catalog = models.parse_metric_catalog(json.loads(json.dumps({"total": 1, "data": [{
         "name": "revenue", "label": "Revenue", "description": "d", "unit": "currency", "decimals": 2, "platforms": ["fb"],
         "reports": ["daily"], "combine": {"over_days": "sum", "over_accounts": "sum"}, "ratio_of": None, "same_as": None,
-        "derived": False, "none_reported": {"daily": 0, "monthly": 0.5, "agg": None}}]}), parse_float=Decimal))
+        "derived": False, "none_reported": {"daily": 0, "monthly": 0.5, "agg": None},
+        "kind": "flow", "additive": {"over_days": True, "over_accounts": True}}]}), parse_float=Decimal))
     none = catalog.data[0]["none_reported"]
     assert none == {"daily": Decimal(0), "monthly": Decimal("0.5"), "agg": None} and isinstance(none["daily"], Decimal)
+    assert catalog.data[0]["kind"] == "flow" and catalog.data[0]["additive"] == {"over_days": True, "over_accounts": True}
 
 
 def test_conversions() -> None:

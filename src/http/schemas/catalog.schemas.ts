@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { REPORT_TYPES } from '../../domain/analytics.js'
+import { METRIC_KINDS } from '../../domain/metric-catalog.js'
 import { PLATFORM_CODES } from '../../domain/platforms.js'
 import { component } from './components.js'
 import { StringEnum } from './params.schemas.js'
@@ -36,6 +37,13 @@ export const MetricDescription = component('MetricDescription', Type.Object({
     monthly: noneValue,
     agg: noneValue,
   }, { description: 'The value of an entry none of whose account-days reported the metric, by report type' }),
+  kind: StringEnum(METRIC_KINDS, {
+    description: 'flow: counts what happened during a day (summed; a day not reported is never invented); stock: a level at the end of a day (followers: not summed over days; by the gap rules a day not reported may take the account\'s last reported level); rate: a quotient of ratio_of\'s inputs (by the gap rules, only over the account-days that reported both)',
+  }),
+  additive: Type.Object({
+    over_days: Type.Boolean({ description: 'Whether the sum of the days\' values is the value of the days together' }),
+    over_accounts: Type.Boolean({ description: 'Whether the sum of the accounts\' values is the value of the accounts together' }),
+  }),
 }))
 
 export const MetricCatalog = component('MetricCatalog', Type.Object({

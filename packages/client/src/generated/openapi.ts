@@ -884,6 +884,17 @@ export interface components {
                 monthly: number | null;
                 agg: number | null;
             };
+            /**
+             * @description flow: counts what happened during a day (summed; a day not reported is never invented); stock: a level at the end of a day (followers: not summed over days; by the gap rules a day not reported may take the account's last reported level); rate: a quotient of ratio_of's inputs (by the gap rules, only over the account-days that reported both)
+             * @enum {string}
+             */
+            kind: "flow" | "stock" | "rate";
+            additive: {
+                /** @description Whether the sum of the days' values is the value of the days together */
+                over_days: boolean;
+                /** @description Whether the sum of the accounts' values is the value of the accounts together */
+                over_accounts: boolean;
+            };
         };
         MetricCatalog: {
             /** @description Every metric, in the order the entries write them */

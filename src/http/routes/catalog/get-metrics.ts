@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { METRIC_CATALOG, type MetricDefinition } from '../../../domain/metric-catalog.js'
+import { METRIC_CATALOG, additivityOf, type MetricDefinition } from '../../../domain/metric-catalog.js'
 import { PUBLIC_ROUTE } from '../../route-access.js'
 import { MetricCatalog } from '../../schemas/catalog.schemas.js'
 
@@ -45,6 +45,8 @@ function catalogOf (metrics: readonly MetricDefinition[]): MetricCatalog {
     same_as: metric.sameAs ?? null,
     derived: !metric.reported,
     none_reported: { ...metric.noneReported },
+    kind: metric.kind,
+    additive: { over_days: additivityOf(metric).overDays, over_accounts: additivityOf(metric).overAccounts },
   }))
   return { data, total: data.length }
 }
