@@ -5,6 +5,7 @@ import { createAccessService, type AccessService } from './access/access.service
 import type { Registry } from 'prom-client'
 import { newCacheStats, type CacheStats, type Clock } from './access-cache.js'
 import { createAnalyticsService, type AnalyticsService } from './analytics/analytics.service.js'
+import { createReportsService, type ReportsService } from './reports/reports.service.js'
 import { createCatalogService, type CatalogService } from './catalog/catalog.service.js'
 import { createDataStatusService, type DataStatusService } from './data-status/data-status.service.js'
 import { createChangeRetention, type ChangeRetention } from './changes/change-retention.js'
@@ -57,6 +58,7 @@ export interface Services {
   rateLimits: RateLimitService
   partners: PartnersService
   analytics: AnalyticsService
+  reports: ReportsService
   dataStatus: DataStatusService
   posts: PostsService
   users: UsersService
@@ -103,6 +105,7 @@ export function createServices (deps: ServiceDeps): Services {
     rateLimits: createRateLimitService({ config, counters }),
     partners: createPartnersService({ store }),
     analytics: createAnalyticsService({ store }),
+    reports: createReportsService({ store }),
     dataStatus: createDataStatusService({ store }),
     posts: createPostsService({ store, now }),
     users: createUsersService({ store, now }),

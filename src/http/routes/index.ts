@@ -8,6 +8,7 @@ import { getDataStatusRoute } from './data-status/get-data-status.js'
 import { docsRoutes } from './docs/index.js'
 import { getMeRoute } from './me/get-me.js'
 import { getPostsRoute } from './posts/get-posts.js'
+import { reportsRoutes } from './reports/reports.js'
 import { healthRoute } from './system/health.js'
 import { webhookDeliveryRoutes } from './webhooks/deliveries.js'
 import { webhookEndpointRoutes } from './webhooks/endpoints.js'
@@ -24,6 +25,7 @@ export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(getMeRoute)
   await app.register(getAnalyticsRoute)
   await app.register(getPostsRoute)
+  await app.register(reportsRoutes)
   await app.register(getDataStatusRoute)
   await app.register(getMetricCatalogRoute)
   await app.register(listChangesRoute)
