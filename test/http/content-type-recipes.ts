@@ -36,12 +36,23 @@ const bearer = (token: string): Record<string, string> => ({ authorization: `Bea
  */
 function accepted (route: RouteEntry, w: World): InjectOptions[] {
   const headers = isPartner(route) ? bearer(w.token) : {}
-  const queries = everyQueryChoice(route, hasQuery(route, 'since') ? PERIOD : {})
+  // A query parameter the world knows a value of (a report's metrics) is given, lists comma-separated.
+  const known = Object.fromEntries(Object.entries(w.known).filter(([name]) => hasQuery(route, name)).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : String(value)]))
+  const queries = everyQueryChoice(route, { ...(hasQuery(route, 'since') ? PERIOD : {}), ...known })
   const bodies = everyBodyChoice(route, w.known) ?? [undefined]
   return queries.flatMap((query) => bodies.map((payload) => ({ query, headers, ...(payload === undefined ? {} : { payload }) })))
 }
 
 const firstAccepted = (route: RouteEntry, w: World): InjectOptions => accepted(route, w)[0] ?? {}
+
+/** Whether the route's body has a `filters` member (POST /reports: the scope rides in the body). */
+const hasBodyFilters = (route: RouteEntry): boolean => 'filters' in ((route.schema?.body as { properties?: Record<string, unknown> } | undefined)?.properties ?? {})
+
+/** The first accepted request with its body's filters replaced. */
+function withFilters (route: RouteEntry, w: World, filters: Record<string, unknown>): InjectOptions {
+  const valid = firstAccepted(route, w)
+  return { ...valid, payload: { ...(valid.payload as Record<string, unknown>), filters }, headers: bearer(w.token) }
+}
 
 /** A probe's query and body as its label shows them, secrets left out (labels are printed when a probe fails). */
 function shown (request: InjectOptions): string {
@@ -60,9 +71,10 @@ export const RECIPES: Record<number, (route: RouteEntry, world: World) => Probe[
   201: success,
   202: success,
   204: success,
-  400: (route, w) => hasQuery(route, 'account_id')
-    ? [{ label: 'account_id without a platform', app: w.app, request: { query: { account_id: '10' }, headers: bearer(w.token) } }]
-    : [],
+  400: (route, w) => {
+    if (hasQuery(route, 'account_id')) return [{ label: 'account_id without a platform', app: w.app, request: { ...firstAccepted(route, w), query: { ...firstAccepted(route, w).query as Record<string, string>, account_id: '10' }, headers: bearer(w.token) } }]
+    return hasBodyFilters(route) ? [{ label: 'filters.account_id without a platform', app: w.app, request: withFilters(route, w, { account_id: [10] }) }] : []
+  },
   401: (route, w) => {
     if (isLogin(route)) return [{ label: 'a wrong pair', app: w.app, request: loginWith(w, WRONG_SECRET) }]
     return isPartner(route) ? [{ label: 'no token', app: w.app, request: {} }, { label: 'a bad token', app: w.app, request: { headers: bearer('x.y.z') } }] : []
@@ -71,12 +83,14 @@ export const RECIPES: Record<number, (route: RouteEntry, world: World) => Probe[
     if (isLogin(route)) return [{ label: 'a disabled user', app: w.app, request: loginWith(w, w.disabled.secretKey, w.disabled) }]
     if (!isPartner(route)) return []
     const probes: Probe[] = [{ label: 'a disabled user', app: w.app, request: { headers: bearer(w.disabledToken) } }]
-    if (hasQuery(route, 'brand_id')) probes.push({ label: 'a brand not granted', app: w.app, request: { query: { brand_id: '3' }, headers: bearer(w.token) } })
+    if (hasQuery(route, 'brand_id')) probes.push({ label: 'a brand not granted', app: w.app, request: { query: { ...firstAccepted(route, w).query as Record<string, string>, brand_id: '3' }, headers: bearer(w.token) } })
+    if (hasBodyFilters(route)) probes.push({ label: 'filters.brand_id not granted', app: w.app, request: withFilters(route, w, { brand_id: [3] }) })
     return probes
   },
   404: (route, w) => {
     const probes: Probe[] = []
-    if (hasQuery(route, 'account_id')) probes.push({ label: 'an unknown account', app: w.app, request: { query: { account_id: '999', platform: 'fb' }, headers: bearer(w.token) } })
+    if (hasQuery(route, 'account_id')) probes.push({ label: 'an unknown account', app: w.app, request: { query: { ...firstAccepted(route, w).query as Record<string, string>, account_id: '999', platform: 'fb' }, headers: bearer(w.token) } })
+    if (hasBodyFilters(route)) probes.push({ label: 'an unknown filters.account_id', app: w.app, request: withFilters(route, w, { account_id: [999], platform: ['fb'] }) })
     const parameters = pathParameters(route)
     if (parameters.length === 0) return probes
     const request = firstAccepted(route, w)
@@ -120,7 +134,7 @@ export const RECIPES: Record<number, (route: RouteEntry, world: World) => Probe[
     return [{ label: 'a failure in the handler', app: w.faulty, request: { ...valid, headers: { ...valid.headers, 'x-fault': 'internal' } } }]
   },
   503: (route, w) => isPartner(route)
-    ? [{ label: 'the heavy-report lane full', app: w.faulty, request: { headers: { 'x-fault': 'overloaded', ...bearer(w.token) } } }]
+    ? [{ label: 'the heavy-report lane full', app: w.faulty, request: { ...firstAccepted(route, w), headers: { 'x-fault': 'overloaded', ...bearer(w.token) } } }]
     : [{ label: 'the database down', app: w.storeDown, request: {} }],
 }
 

@@ -23,6 +23,7 @@ Include = Literal["status"]
 PostType = Literal["video", "image", "carousel", "reel", "story", "short", "text", "share", "document", "other", "reels"]
 OrderBy = Literal["created_time", "interactions", "revenue", "reach", "views", "engagement_rate"]
 Order = Literal["desc", "asc"]
+Comparison = Literal["previous_period", "previous_year"]
 EventType = Literal["analytics.updated", "posts.updated", "brand.updated", "account.updated", "access.granted", "access.revoked"]
 Start = Literal["latest"]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "skipped"]
@@ -45,6 +46,8 @@ OPERATIONS: Dict[str, Operation] = {
     "getMe": Operation("GET", "/me", ("limit", "cursor")),
     "getAnalytics": Operation("GET", "/analytics/", ("type", "since", "until", "brand_id", "account_id", "platform", "split_by_platform", "cursor", "include")),
     "listPosts": Operation("GET", "/posts", ("since", "until", "brand_id", "account_id", "platform", "post_type", "order_by", "order", "limit", "topics", "category", "cursor")),
+    "runReport": Operation("POST", "/reports", ()),
+    "getReport": Operation("GET", "/reports", ("metrics", "dimensions", "since", "until", "brand_id", "account_id", "platform", "order_by", "limit", "offset", "cursor", "comparison", "comparison_since", "comparison_until", "include")),
     "getDataStatus": Operation("GET", "/data-status", ("since", "until", "brand_id", "account_id", "platform", "limit", "cursor")),
     "getMetricCatalog": Operation("GET", "/catalog/metrics", ()),
     "listChanges": Operation("GET", "/changes", ("cursor", "limit", "brand_id", "type", "start")),
@@ -827,6 +830,103 @@ def parse_posts_page(raw: Any) -> PostsPage:
     )
 
 
+class _ReportRowRequired(TypedDict):
+    """The members every ReportRow has."""
+
+    #: One value per requested metric, in the request's order; null where the row's platform lacks the metric
+    metrics: Dict[str, Optional[Decimal]]
+
+
+class ReportRow(_ReportRowRequired, total=False):
+    """The ReportRow object of the API. Members below are present only where the API says."""
+
+    #: dimension date
+    date: _dt.date
+    #: dimension week: ISO week YYYY-Www
+    week: str
+    #: dimension month: YYYY-MM
+    month: str
+    #: dimension quarter: YYYY-Qn
+    quarter: str
+    #: dimension year: YYYY
+    year: str
+    #: dimension platform or account: the platform code
+    platform: str
+    #: dimension brand
+    brand_id: int
+    #: dimension brand
+    brand_name: str
+    #: dimension account
+    account_id: int
+    #: dimension account
+    account_name: str
+    #: include status: account-days of the row's accounts inside their coverage, in the row's bucket
+    accounts_expected: int
+    #: include status: account-days with data
+    accounts_reported: int
+    #: With comparison: the bucket at the same position of the comparison period; null when it has none
+    comparison: Optional[ReportRowComparison]
+
+
+def parse_report_row(raw: Any) -> ReportRow:
+    """One ReportRow from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ReportRow", ("metrics",))
+    if "date" in value:
+        value["date"] = to_date(value["date"])
+    value["metrics"] = {key0: (None if value0 is None else to_decimal(value0)) for key0, value0 in value["metrics"].items()}
+    if "comparison" in value:
+        value["comparison"] = (None if value["comparison"] is None else parse_report_row_comparison(value["comparison"]))
+    return cast(ReportRow, value)
+
+
+@dataclass(frozen=True)
+class ReportResponse:
+    """The ReportResponse answer of the API."""
+
+    rows: List[ReportRow]
+    #: Rows on this page
+    total: int
+    #: Rows of the whole result
+    total_rows: int
+    #: Start of the period
+    since: _dt.date
+    #: End of the period
+    until: _dt.date
+    dimensions: List[str]
+    metrics: List[str]
+    #: Requested platform codes in canonical order, or "all"
+    platforms: Union[List[str], Literal["all"]]
+    #: Brands in scope, ascending
+    brand_ids: List[int]
+    #: What the report cost
+    cost: ReportResponseCost
+    #: Present only when another page exists
+    next_cursor: Optional[str] = None
+    #: One value per requested metric, in the request's order; null where the row's platform lacks the metric
+    totals: Optional[Dict[str, Optional[Decimal]]] = None
+    comparison: Optional[ReportResponseComparison] = None
+
+
+def parse_report_response(raw: Any) -> ReportResponse:
+    """One ReportResponse from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ReportResponse", ("rows", "total", "total_rows", "since", "until", "dimensions", "metrics", "platforms", "brand_ids", "cost"))
+    return ReportResponse(
+        rows=[parse_report_row(item0) for item0 in value["rows"]],
+        total=value["total"],
+        total_rows=value["total_rows"],
+        since=to_date(value["since"]),
+        until=to_date(value["until"]),
+        dimensions=value["dimensions"],
+        metrics=value["metrics"],
+        platforms=value["platforms"],
+        brand_ids=value["brand_ids"],
+        cost=parse_report_response_cost(value["cost"]),
+        next_cursor=value.get("next_cursor"),
+        totals={key0: (None if value0 is None else to_decimal(value0)) for key0, value0 in value["totals"].items()} if value.get("totals") is not None else None,
+        comparison=parse_report_response_comparison(value["comparison"]) if value.get("comparison") is not None else None,
+    )
+
+
 class DateRange(TypedDict):
     """An inclusive run of days."""
 
@@ -1561,6 +1661,90 @@ def parse_posts_updated_data_accounts_item(raw: Any) -> PostsUpdatedDataAccounts
     """One PostsUpdatedDataAccountsItem from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
     value = record(raw, "PostsUpdatedDataAccountsItem", ("platform", "account_id", "posts_added", "posts_changed"))
     return cast(PostsUpdatedDataAccountsItem, value)
+
+
+class _ReportResponseComparisonRequired(TypedDict):
+    """The members every ReportResponseComparison has."""
+
+    #: Start of the comparison period
+    since: _dt.date
+    #: End of the comparison period
+    until: _dt.date
+
+
+class ReportResponseComparison(_ReportResponseComparisonRequired, total=False):
+    """The ReportResponseComparison object of the API. Members below are present only where the API says."""
+
+    #: One value per requested metric, in the request's order; null where the row's platform lacks the metric
+    totals: Dict[str, Optional[Decimal]]
+
+
+def parse_report_response_comparison(raw: Any) -> ReportResponseComparison:
+    """One ReportResponseComparison from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ReportResponseComparison", ("since", "until"))
+    value["since"] = to_date(value["since"])
+    value["until"] = to_date(value["until"])
+    if "totals" in value:
+        value["totals"] = {key0: (None if value0 is None else to_decimal(value0)) for key0, value0 in value["totals"].items()}
+    return cast(ReportResponseComparison, value)
+
+
+class _ReportResponseCostRequired(TypedDict):
+    """The members every ReportResponseCost has."""
+
+    #: Requests counted against the rate limits (always 1)
+    requests: int
+    #: Rows estimated before the report ran (limit 100000)
+    rows_estimate: int
+    #: Account-days summed, both periods
+    account_days_read: int
+    #: Whether the report ran in the heavy lane
+    heavy: bool
+
+
+class ReportResponseCost(_ReportResponseCostRequired, total=False):
+    """What the report cost. Members below are present only where the API says."""
+
+    #: Requests left in the tightest rate-limit window after this one (absent when limits are off)
+    rate_limit_remaining: int
+
+
+def parse_report_response_cost(raw: Any) -> ReportResponseCost:
+    """One ReportResponseCost from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ReportResponseCost", ("requests", "rows_estimate", "account_days_read", "heavy"))
+    return cast(ReportResponseCost, value)
+
+
+class _ReportRowComparisonRequired(TypedDict):
+    """The members every ReportRowComparison has."""
+
+    #: Whether every account-day the comparison bucket expected was reported; when false, change and relative_change are null
+    complete: bool
+    #: One value per requested metric, in the request's order; null where the row's platform lacks the metric
+    metrics: Dict[str, Optional[Decimal]]
+    #: One value per requested metric, in the request's order; null where the row's platform lacks the metric
+    change: Dict[str, Optional[Decimal]]
+    #: One value per requested metric, in the request's order; null where the row's platform lacks the metric
+    relative_change: Dict[str, Optional[Decimal]]
+
+
+class ReportRowComparison(_ReportRowComparisonRequired, total=False):
+    """The ReportRowComparison object of the API. Members below are present only where the API says."""
+
+    date: str
+    week: str
+    month: str
+    quarter: str
+    year: str
+
+
+def parse_report_row_comparison(raw: Any) -> ReportRowComparison:
+    """One ReportRowComparison from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ReportRowComparison", ("complete", "metrics", "change", "relative_change"))
+    value["metrics"] = {key0: (None if value0 is None else to_decimal(value0)) for key0, value0 in value["metrics"].items()}
+    value["change"] = {key0: (None if value0 is None else to_decimal(value0)) for key0, value0 in value["change"].items()}
+    value["relative_change"] = {key0: (None if value0 is None else to_decimal(value0)) for key0, value0 in value["relative_change"].items()}
+    return cast(ReportRowComparison, value)
 
 
 #: One change; `type` tells which.

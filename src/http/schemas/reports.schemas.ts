@@ -68,7 +68,7 @@ export const ReportQuery = Type.Object({
   limit: Type.Optional(Type.String({ description: `Rows per page, 1 to ${MAX_REPORT_LIMIT}` })),
   offset: Type.Optional(Type.String({ description: 'Rows to skip' })),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  comparison: Type.Optional(Type.String({ description: 'previous_period or previous_year' })),
+  comparison: Type.Optional(StringEnum(COMPARISONS, { title: 'comparison', description: 'previous_period or previous_year' })),
   comparison_since: Type.Optional(Type.String({ description: 'With comparison_until: a comparison period' })),
   comparison_until: Type.Optional(Type.String({ description: 'With comparison_since: a comparison period' })),
   include: Type.Optional(Type.String({ description: 'Comma-separated (or repeated): totals, status' })),

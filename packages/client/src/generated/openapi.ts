@@ -126,6 +126,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same report as POST /reports, asked in the query string (lists comma-separated or repeated) */
+        get: operations["getReport"];
+        put?: never;
+        /** A report: any metrics of the catalogue by dimensions, with filters, order, top-N, comparison and totals */
+        post: operations["runReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/data-status": {
         parameters: {
             query?: never;
@@ -776,6 +794,119 @@ export interface components {
             /** @description When exactly one brand_id was given */
             brand_id?: number;
             next_cursor: string | null;
+        };
+        ReportRow: {
+            /**
+             * Format: date
+             * @description dimension date
+             */
+            date?: string;
+            /** @description dimension week: ISO week YYYY-Www */
+            week?: string;
+            /** @description dimension month: YYYY-MM */
+            month?: string;
+            /** @description dimension quarter: YYYY-Qn */
+            quarter?: string;
+            /** @description dimension year: YYYY */
+            year?: string;
+            /** @description dimension platform or account: the platform code */
+            platform?: string;
+            /** @description dimension brand */
+            brand_id?: number;
+            /** @description dimension brand */
+            brand_name?: string;
+            /** @description dimension account */
+            account_id?: number;
+            /** @description dimension account */
+            account_name?: string;
+            /** @description One value per requested metric, in the request's order; null where the row's platform lacks the metric */
+            metrics: {
+                [key: string]: number | null;
+            };
+            /** @description include status: account-days of the row's accounts inside their coverage, in the row's bucket */
+            accounts_expected?: number;
+            /** @description include status: account-days with data */
+            accounts_reported?: number;
+            /** @description With comparison: the bucket at the same position of the comparison period; null when it has none */
+            comparison?: {
+                date?: string;
+                week?: string;
+                month?: string;
+                quarter?: string;
+                year?: string;
+                /** @description Whether every account-day the comparison bucket expected was reported; when false, change and relative_change are null */
+                complete: boolean;
+                /** @description One value per requested metric, in the request's order; null where the row's platform lacks the metric */
+                metrics: {
+                    [key: string]: number | null;
+                };
+                /** @description One value per requested metric, in the request's order; null where the row's platform lacks the metric */
+                change: {
+                    [key: string]: number | null;
+                };
+                /** @description One value per requested metric, in the request's order; null where the row's platform lacks the metric */
+                relative_change: {
+                    [key: string]: number | null;
+                };
+            } | null;
+        };
+        ReportResponse: {
+            rows: components["schemas"]["ReportRow"][];
+            /** @description Rows on this page */
+            total: number;
+            /** @description Rows of the whole result */
+            total_rows: number;
+            /** @description Present only when another page exists */
+            next_cursor?: string;
+            /**
+             * Format: date
+             * @description Start of the period
+             */
+            since: string;
+            /**
+             * Format: date
+             * @description End of the period
+             */
+            until: string;
+            dimensions: string[];
+            metrics: string[];
+            /** @description Requested platform codes in canonical order, or "all" */
+            platforms: string[] | "all";
+            /** @description Brands in scope, ascending */
+            brand_ids: number[];
+            /** @description One value per requested metric, in the request's order; null where the row's platform lacks the metric */
+            totals?: {
+                [key: string]: number | null;
+            };
+            comparison?: {
+                /**
+                 * Format: date
+                 * @description Start of the comparison period
+                 */
+                since: string;
+                /**
+                 * Format: date
+                 * @description End of the comparison period
+                 */
+                until: string;
+                /** @description One value per requested metric, in the request's order; null where the row's platform lacks the metric */
+                totals?: {
+                    [key: string]: number | null;
+                };
+            };
+            /** @description What the report cost */
+            cost: {
+                /** @description Requests counted against the rate limits (always 1) */
+                requests: number;
+                /** @description Rows estimated before the report ran (limit 100000) */
+                rows_estimate: number;
+                /** @description Account-days summed, both periods */
+                account_days_read: number;
+                /** @description Whether the report ran in the heavy lane */
+                heavy: boolean;
+                /** @description Requests left in the tightest rate-limit window after this one (absent when limits are off) */
+                rate_limit_remaining?: number;
+            };
         };
         /** @description An inclusive run of days */
         DateRange: {
@@ -1934,6 +2065,481 @@ export interface operations {
                     "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
                     "X-Usage-Total": components["headers"]["X-Usage-Total"];
                     "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query: {
+                /** @description Comma-separated (or repeated) metrics */
+                metrics: string;
+                /** @description Comma-separated (or repeated) dimensions */
+                dimensions?: string;
+                /** @description YYYY-MM-DD */
+                since?: string;
+                /** @description YYYY-MM-DD */
+                until?: string;
+                /** @description Comma-separated brand ids */
+                brand_id?: string;
+                /** @description Comma-separated account ids */
+                account_id?: string;
+                /** @description Comma-separated platform codes or names */
+                platform?: string;
+                /** @description Comma-separated (or repeated) metric or dimension names, each prefixed with - for descending */
+                order_by?: string;
+                /** @description Rows per page, 1 to 1000 */
+                limit?: string;
+                /** @description Rows to skip */
+                offset?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description previous_period or previous_year */
+                comparison?: "previous_period" | "previous_year";
+                /** @description With comparison_until: a comparison period */
+                comparison_since?: string;
+                /** @description With comparison_since: a comparison period */
+                comparison_until?: string;
+                /** @description Comma-separated (or repeated): totals, status */
+                include?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportResponse"];
+                };
+            };
+            /** @description `account_id` given without exactly one platform (body holds only `detail`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareDetailBody"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: too many large reports are waiting; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Metrics of each row, in this order
+                     * @example [
+                     *       "views",
+                     *       "engagement_rate"
+                     *     ]
+                     */
+                    metrics: ("revenue" | "views" | "followers" | "new_followers" | "posts_count" | "posts_per_day" | "interactions" | "engagement_rate" | "interaction_rate" | "video_views_3s" | "video_views_2s" | "views_video" | "reach" | "impressions" | "ad_reach" | "likes" | "shares" | "comments" | "views_organic" | "views_paid" | "link_clicks")[];
+                    /**
+                     * @description What rows are split by, at most 4, at most one of date, week, month, quarter, year (ISO weeks, Monday first). None: one row for the whole scope and period
+                     * @example [
+                     *       "week",
+                     *       "platform"
+                     *     ]
+                     */
+                    dimensions?: ("date" | "week" | "month" | "quarter" | "year" | "platform" | "brand" | "account")[];
+                    /**
+                     * Format: date
+                     * @description Start of the period, inclusive; default until (or today, if earlier) minus 7 days. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                     * @example 2026-11-01
+                     */
+                    since?: string;
+                    /**
+                     * Format: date
+                     * @description End of the period, inclusive; default today (UTC). At most 1096 days from since, inclusive. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                     * @example 2026-11-01
+                     */
+                    until?: string;
+                    /** @description The scope, with the rules of GET /analytics/ (400, 403, 404) */
+                    filters?: {
+                        /**
+                         * @description Brands to report on; default every accessible brand. Comma-separated positive integers (at most 100 distinct).
+                         * @example [
+                         *       1,
+                         *       2
+                         *     ]
+                         */
+                        brand_id?: number[];
+                        /**
+                         * @description Accounts to report on, on the one platform given. Comma-separated positive integers (at most 100 distinct).
+                         * @example [
+                         *       1,
+                         *       2
+                         *     ]
+                         */
+                        account_id?: number[];
+                        /**
+                         * @description Comma-separated platform codes or names, case-insensitive: fb, ig, tk, yt, li, th, sc, da, pi (or facebook, instagram, …)
+                         * @example [
+                         *       "fb",
+                         *       "ig"
+                         *     ]
+                         */
+                        platform?: ("fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi" | "facebook" | "instagram" | "tiktok" | "youtube" | "linkedin" | "threads" | "snapchat" | "dailymotion" | "pinterest")[];
+                    };
+                    /** @description Row order; ties and the default: the dimensions ascending, in their order */
+                    order_by?: {
+                        /**
+                         * metric
+                         * @description a metric of GET /catalog/metrics
+                         * @enum {string}
+                         */
+                        metric?: "revenue" | "views" | "followers" | "new_followers" | "posts_count" | "posts_per_day" | "interactions" | "engagement_rate" | "interaction_rate" | "video_views_3s" | "video_views_2s" | "views_video" | "reach" | "impressions" | "ad_reach" | "likes" | "shares" | "comments" | "views_organic" | "views_paid" | "link_clicks";
+                        /**
+                         * dimension
+                         * @description one of date, week, month, quarter, year, platform, brand, account
+                         * @enum {string}
+                         */
+                        dimension?: "date" | "week" | "month" | "quarter" | "year" | "platform" | "brand" | "account";
+                        /**
+                         * @description Descending (default ascending)
+                         * @default false
+                         */
+                        desc?: boolean;
+                    }[];
+                    /**
+                     * @description Rows per page (default 100)
+                     * @default 100
+                     */
+                    limit?: number;
+                    /** @description Rows to skip (not with cursor) */
+                    offset?: number;
+                    /** @description next_cursor of the previous page of this same request */
+                    cursor?: string;
+                    /** @description previous_period (the same number of days just before), previous_year (the same dates a year before; 29 February → 28 February) or a period {since, until}. Buckets are aligned by position */
+                    comparison?: ("previous_period" | "previous_year") | {
+                        /**
+                         * Format: date
+                         * @description Start of the comparison period, inclusive. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                         * @example 2026-11-01
+                         */
+                        since: string;
+                        /**
+                         * Format: date
+                         * @description End of the comparison period, inclusive. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                         * @example 2026-11-01
+                         */
+                        until: string;
+                    };
+                    /** @description totals: the whole result's figures; status: account-days expected and reported per row */
+                    include?: ("totals" | "status")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportResponse"];
+                };
+            };
+            /** @description `account_id` given without exactly one platform (body holds only `detail`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareDetailBody"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: too many large reports are waiting; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
