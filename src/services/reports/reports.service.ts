@@ -205,7 +205,7 @@ function tooLarge (msg: string, ctx: Record<string, unknown>): Error {
 
 export function createReportsService (deps: { store: Store }): ReportsService {
   async function run (store: Store, scope: Scope, request: ReportRequest): Promise<ReportResult> {
-    const { dimensions, metrics, period } = request
+    const { dimensions, period } = request
     const time = timeDimensionOf(dimensions)
     let other: Period | undefined
     if (request.comparison !== undefined) {
