@@ -10,7 +10,8 @@ import { registerServeCommand } from './commands/serve.js'
 import { registerUsageCommand } from './commands/usage.js'
 import { registerUserCommands } from './commands/users.js'
 import { registerWebhookCommands } from './commands/webhooks.js'
-import { describeFailure } from './errors.js'
+import { unstorableMessage } from '../domain/storable-text.js'
+import { CommandError, describeFailure } from './errors.js'
 import { EXIT, printJson, processIo, say, type CliIo } from './io.js'
 
 /** The `partner-analytics` operator CLI (README.md "Operator CLI"). */
@@ -47,6 +48,7 @@ function exitOverrideDeep (command: Command): void {
 export async function runCli (argv: string[], io: CliIo = processIo): Promise<number> {
   const program = buildProgram(io)
   try {
+    refuseUnstorableArguments(argv)
     await program.parseAsync(argv, { from: 'user' })
     return EXIT.OK
   } catch (error) {
@@ -58,6 +60,17 @@ export async function runCli (argv: string[], io: CliIo = processIo): Promise<nu
     if (wantsJson(argv)) printJson(io, failed.json)
     return failed.exitCode
   }
+}
+
+/**
+ * An argument no store can hold as given (a NUL, an unpaired surrogate: src/domain/storable-text.ts)
+ * is refused before any command runs, whichever option or command it is for.
+ */
+function refuseUnstorableArguments (argv: string[]): void {
+  argv.forEach((argument, index) => {
+    const message = unstorableMessage(`argument ${index + 1} ${JSON.stringify(argument)}`, argument)
+    if (message !== undefined) throw new CommandError('USAGE_ERROR', message, EXIT.USAGE)
+  })
 }
 
 /** `--json` among the options (not after `--`, where it would be an argument). */

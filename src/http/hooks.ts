@@ -5,6 +5,7 @@ import type { Services } from '../services/index.js'
 import { coerceQuery } from './query/coerce.js'
 import { JSON_MEDIA_TYPE, answersJson } from './media-type.js'
 import { SECURITY_HEADERS } from './security-headers.js'
+import { unstorableInputIssues } from './storable-input.js'
 import { responseTraceparent, traceContextOf } from './trace-context.js'
 
 /**
@@ -14,7 +15,8 @@ import { responseTraceparent, traceContextOf } from './trace-context.js'
  *    routes, fix "today" for the request;
  * 2. in the same hook, the route's declared access (src/http/route-access.ts): the bearer token for
  *    partner routes (401/403 before anything else), then its rate limit (429);
- * 3. preValidation: the strict query coercion and the route's cross-parameter rules;
+ * 3. preValidation: text no store can hold (a path id 404, a query or body member a 422 item),
+ *    the strict query coercion and the route's cross-parameter rules;
  * 4. preHandler: those rules' issues, when the schema found nothing (else the error handler
  *    merges them into the schema's 422).
  */
@@ -43,10 +45,17 @@ export function registerRequestHooks (app: FastifyInstance, services: Services):
   })
 
   app.addHook('preValidation', async (request) => {
+    // Text no store can hold, on every route (src/http/storable-input.ts): a path id 404 here, a member a 422 item.
+    request.queryIssues.push(...unstorableInputIssues(request))
     const schema = request.routeOptions.schema?.querystring
     if (schema === undefined) return
     request.query = coerceQuery(request.query as Record<string, unknown>, schema as object)
-    for (const rule of request.routeOptions.config?.queryRules ?? []) request.queryIssues.push(...rule(request.query as Record<string, unknown>, request.today))
+    // A parameter already refused for its text is not judged again by the rules: one item per parameter.
+    const named = request.queryIssues.length === 0 ? undefined : new Set(request.queryIssues.map((found) => found.loc.join('.')))
+    for (const rule of request.routeOptions.config?.queryRules ?? []) {
+      const issues = rule(request.query as Record<string, unknown>, request.today)
+      request.queryIssues.push(...(named === undefined ? issues : issues.filter((found) => !named.has(found.loc.join('.')))))
+    }
   })
 
   app.addHook('preHandler', async (request) => {

@@ -29,6 +29,12 @@ declare module 'fastify' {
     internalErrorDetail?: string
     /** Rules across query parameters; their issues join the schema's in one 422. */
     queryRules?: readonly QueryRule[]
+    /**
+     * Body members the route itself refuses by their format before any store sees them, so the
+     * hook of src/http/storable-input.ts leaves them to it (the login's keys: a malformed key is
+     * the contract's 401, a NUL in it included).
+     */
+    formatCheckedMembers?: readonly string[]
   }
   interface FastifyRequest {
     /** Set by the authentication hook on bearer routes; only read it there. */

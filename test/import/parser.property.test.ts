@@ -40,15 +40,15 @@ const parses = (text: string): boolean => {
 const BAD_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   brand_id: fc.constantFrom(0, -1, 1.5, '1', null, true, [], {}, 2 ** 53, 'NaN'),
   account_id: fc.constantFrom(0, -10, 10.5, '10', null, false, [10], 2 ** 60),
-  brand_name: fc.oneof(fc.constantFrom('', '   ', null, 5, [], 'A\u0000B', '\u0000'), oneLine().map((text) => `${text}\u0000`)),
+  brand_name: fc.oneof(fc.constantFrom('', '   ', null, 5, [], 'A\u0000B', '\u0000', 'A\ud800', '\udc00B'), oneLine().map((text) => `${text}\u0000`)),
   account_name: fc.constantFrom('', null, 1, { a: 1 }, 'x\u0000'),
   platform: fc.oneof(fc.constantFrom('', 'fbx', 'FaceBook!', null, 1, 'twitter'), oneLine({ maxLength: 12 }).filter((text) => !/^(fb|ig|tk|yt|li|th|sc|da|pi|facebook|instagram|tiktok|youtube|linkedin|threads|snapchat|dailymotion|pinterest)$/i.test(text.trim()))),
   date: fc.oneof(fc.constantFrom('2026-02-30', '0000-12-31', '10000-01-01', '2026-1-1', '20261101', '', null, 20261101, '2026-11-01T00:00:00Z'), oneLine({ maxLength: 12 }).filter((text) => !/^\d{4}-\d{2}-\d{2}$/.test(text))),
   views: fc.constantFrom(-1, 1.5, '10', true, [], {}, 'NaN', 2 ** 53),
   revenue: fc.constantFrom(-0.01, '1.25', 1.0000001, true, [], 1e300),
-  id: fc.constantFrom('', null, 7, '\u0000', 'id\u0000'),
+  id: fc.constantFrom('', null, 7, '\u0000', 'id\u0000', 'id\ud83d'),
   created_time: fc.constantFrom('2026-11-01', '2026-11-01 10:30:00', '2026-13-01T00:00:00Z', '', null, 0, '10000-01-01T00:00:00Z'),
-  title: fc.constantFrom(5, [], { t: 1 }, 'T\u0000', true),
+  title: fc.constantFrom(5, [], { t: 1 }, 'T\u0000', true, '\ude00T'),
   network_id: fc.constantFrom(5, [], 'n\u0000'),
 }
 

@@ -1,5 +1,6 @@
 import { formatUtcSeconds, isCalendarDate } from '../../domain/dates.js'
 import { resolvePlatform, type PlatformCode } from '../../domain/platforms.js'
+import { unstorableMessage } from '../../domain/storable-text.js'
 
 /**
  * Field checks shared by every record kind. Each returns the clean value, or a `FieldError`
@@ -67,9 +68,10 @@ export function checkMoney (field: string, value: unknown): Checked<number | nul
   return Number(micros)
 }
 
-/** PostgreSQL text cannot hold U+0000: such a value is refused here, with its line, not by the store. */
+/** Text no store can hold as given (src/domain/storable-text.ts): refused here, with its line, not by the store. */
 function nulError (field: string, value: string): FieldError | undefined {
-  return value.includes('\u0000') ? new FieldError(`${field} must not contain the NUL character (got ${show(value)})`) : undefined
+  const message = unstorableMessage(field, value)
+  return message === undefined ? undefined : new FieldError(`${message} (got ${show(value)})`)
 }
 
 /** A required, non-empty string (surrounding blanks are kept: names are stored as given). */

@@ -13,7 +13,8 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
       body: LoginBody,
       response: { 200: TokenResponse, 401: ErrorBody, 403: ErrorBody, 422: ValidationErrorBody, 429: ErrorBody, 500: ErrorBody },
     },
-    config: { access: LOGIN_ROUTE },
+    // A key holding a NUL is a malformed key: the contract's 401, judged by the login before any store.
+    config: { access: LOGIN_ROUTE, formatCheckedMembers: ['api_client_key', 'api_secret_key'] },
   }, async (request): Promise<TokenResponse> => {
     const token = await app.services.auth.login({ clientKey: request.body.api_client_key, secretKey: request.body.api_secret_key }, request.ip)
     return { access_token: token.accessToken, token_type: 'bearer', expires_in: token.expiresIn, user_id: token.userId }
