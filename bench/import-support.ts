@@ -1,4 +1,4 @@
-import { execSync } from 'node:child_process'
+import { execSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createWriteStream, existsSync, readFileSync } from 'node:fs'
 import { platformMetricsOf } from '../src/domain/metrics.js'
@@ -107,4 +107,28 @@ export async function writeFixture (path: string, rows: number): Promise<void> {
   }
   out.end()
   await once(out, 'finish')
+}
+
+/**
+ * Runs a command to its end: wall seconds, peak RSS (VmHWM from /proc, sampled every 50 ms) and its
+ * stderr; `stdin` may be a file descriptor to read (a pipe a generator writes). Throws when it fails.
+ */
+export async function timeChild (command: string, argv: string[], env: Record<string, string>, stdin: number | 'ignore' = 'ignore'): Promise<{ seconds: number, peakRssMb: number, stderr: string }> {
+  const started = performance.now()
+  const child: ChildProcess = spawn(command, argv, { stdio: [stdin, 'ignore', 'pipe'], env: { ...process.env, ...env } })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => { stderr += text })
+  let peak = 0
+  const sample = (): void => {
+    try {
+      const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8'))?.[1]
+      if (kb !== undefined) peak = Math.max(peak, Number(kb))
+    } catch { /* gone */ }
+  }
+  const timer = setInterval(sample, 50)
+  const [code] = await once(child, 'close') as [number | null]
+  clearInterval(timer)
+  const seconds = (performance.now() - started) / 1000
+  if (code !== 0) throw new Error(`${command} ${argv.join(' ')} exited ${String(code)}: ${stderr}`)
+  return { seconds, peakRssMb: Math.round(peak / 1024), stderr }
 }
