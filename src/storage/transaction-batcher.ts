@@ -6,7 +6,11 @@ import type { Database } from './database.js'
  * transaction, one commit for all. While a transaction is running the next units gather, so under
  * load they share commits and when idle a unit runs at once, alone. Used by the webhook worker,
  * which writes one small outcome per attempt (in SQLite, the commit was half of that write's
- * cost). A unit must not fail on its own: if the transaction fails, every unit of it is rejected.
+ * cost). Units are isolated from each other: if the shared transaction fails (one unit's statement
+ * refused, a lost connection), nothing of it is kept and every unit is run again alone, in a
+ * transaction of its own, so one unit's failure is its own and never undoes another's. A unit may
+ * therefore run twice (the first run rolled back): it must not count on effects outside the
+ * transaction of a run that failed.
  */
 
 export interface TransactionBatcher {
@@ -49,10 +53,22 @@ export function createTransactionBatcher (db: Kysely<Database>, options: { maxUn
       })
       units.forEach((unit, index) => unit.resolve(results[index]))
     } catch (error) {
-      for (const unit of units) unit.reject(error)
+      if (units.length === 1) units[0]?.reject(error)
+      else await runAlone(units)
     } finally {
       flushing = false
       if (queue.length > 0) start()
+    }
+  }
+
+  /** The shared transaction failed: each unit again in its own, settled by its own outcome. */
+  async function runAlone (units: Unit[]): Promise<void> {
+    for (const unit of units) {
+      try {
+        unit.resolve(await db.transaction().execute(async (trx) => await unit.work(trx)))
+      } catch (error) {
+        unit.reject(error)
+      }
     }
   }
 

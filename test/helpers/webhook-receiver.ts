@@ -24,8 +24,10 @@ export interface Behaviour {
   delayMs?: number
   /** Extra headers (e.g. Location on a 302). */
   headers?: Record<string, string>
-  /** The body to answer with. */
-  body?: string
+  /** The body to answer with (bytes as they are: invalid UTF-8, NUL…). */
+  body?: string | Buffer
+  /** Send the status and headers at once, then the body one byte per this many milliseconds (never ending while bytes remain). */
+  trickleMs?: number
 }
 
 export interface Receiver {
@@ -76,7 +78,21 @@ export async function startReceiver (): Promise<Receiver> {
       setTimeout(() => {
         underWay.delete(key)
         response.writeHead(status, { 'content-type': 'text/plain', ...behaviour.headers })
-        response.end(behaviour.body ?? (status < 300 ? 'ok' : `status ${status}`))
+        const body = behaviour.body ?? (status < 300 ? 'ok' : `status ${status}`)
+        if (behaviour.trickleMs === undefined) {
+          response.end(body)
+          return
+        }
+        // The status goes out now; the body follows a byte at a time until the client leaves.
+        response.flushHeaders()
+        const bytes = Buffer.from(body)
+        let sent = 0
+        hanging.add(response)
+        const timer = setInterval(() => {
+          if (sent < bytes.length) response.write(bytes.subarray(sent, ++sent))
+          else { clearInterval(timer); response.end() }
+        }, behaviour.trickleMs)
+        response.on('close', () => { clearInterval(timer); hanging.delete(response) })
       }, behaviour.delayMs ?? 0)
     })
   })

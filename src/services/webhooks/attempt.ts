@@ -1,5 +1,6 @@
 import { renderChangeEvent, eventIdOf } from '../../domain/changes.js'
 import { formatUtcSeconds } from '../../domain/dates.js'
+import { storableText } from '../../domain/storable-text.js'
 import { retryDelayMs } from '../../domain/webhooks/retry-schedule.js'
 import { signedHeaders } from '../../domain/webhooks/signing.js'
 import { DISABLE_AFTER_FAILING_MS } from '../../domain/webhooks/webhooks.js'
@@ -59,8 +60,6 @@ export interface EndpointForDelivery {
   endpointId: string
   url: string
   secrets: string[]
-  /** Whether its last attempts failed (a success then clears that). */
-  failing: boolean
 }
 
 export interface Claim {
@@ -139,35 +138,65 @@ async function recordOutcome (ctx: AttemptContext, endpoint: EndpointForDelivery
   const finished = ctx.now()
   const succeeded = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300
   const delay = succeeded ? undefined : retryDelayMs(ctx.schedule, claim.delivery.roundAttempts + 1, ctx.random())
+  const error = outcome.error ?? (succeeded ? null : `HTTP ${outcome.httpStatus ?? '?'}`)
   const record: AttemptRecord = {
     attemptedAt: formatUtcSeconds(started),
     durationMs: finished - started,
     httpStatus: outcome.httpStatus,
-    error: outcome.error ?? (succeeded ? null : `HTTP ${outcome.httpStatus ?? '?'}`),
-    responseExcerpt: outcome.responseExcerpt,
+    // Whatever the receiver sent (NUL, invalid UTF-8), stored as text both stores accept.
+    error: error === null ? null : storableText(error),
+    responseExcerpt: outcome.responseExcerpt === null ? null : storableText(outcome.responseExcerpt),
     next: succeeded ? { status: 'succeeded' } : delay === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptMs: finished + delay },
   }
+  const fields = { webhook_id: endpoint.endpointId, event_id: eventIdOf(claim.delivery.eventId), http_status: outcome.httpStatus, duration_ms: record.durationMs }
+  let written: Written
+  try {
+    written = await writeOutcome(ctx, endpoint, claim, record, finished)
+  } catch (cause) {
+    // The store refused this attempt's record (its own transaction; others' are not undone).
+    // It is written again without the receiver's text, and the delivery ends: counted, never
+    // left to be claimed and sent again and again. Should that fail too, the store itself is
+    // failing: the error goes up and the lease's expiry brings the delivery back.
+    ctx.log.error({ ...fields, err: cause }, 'webhook attempt could not be recorded; recorded without its details, and the delivery ends')
+    written = await writeOutcome(ctx, endpoint, claim, {
+      ...record,
+      error: succeeded ? null : `${outcome.httpStatus === null ? 'no answer' : `HTTP ${outcome.httpStatus}`}; the attempt's details could not be stored, so the delivery is not tried again (redeliver it to send it again)`,
+      responseExcerpt: null,
+      next: succeeded ? { status: 'succeeded' } : { status: 'failed' },
+    }, finished)
+  }
+  const logged = { ...fields, attempt: written.attemptNumber }
+  if (written.attemptNumber === undefined) ctx.log.warn(logged, 'webhook attempt finished after its lease was lost; its outcome is not recorded')
+  else if (!succeeded) ctx.log.info({ ...logged, error: record.error, next: record.next.status }, 'webhook attempt failed')
+  if (written.disabled) ctx.log.warn({ webhook_id: endpoint.endpointId }, 'webhook endpoint disabled: every attempt failed for 3 days')
+}
+
+interface Written {
+  /** The attempt's number; undefined when the lease was lost (nothing written). */
+  attemptNumber: number | undefined
+  /** Whether this failure disabled the endpoint. */
+  disabled: boolean
+}
+
+/** Writes the attempt and where it leaves the delivery and the endpoint, in the group commit. */
+async function writeOutcome (ctx: AttemptContext, endpoint: EndpointForDelivery, claim: Claim, record: AttemptRecord, finished: number): Promise<Written> {
+  const succeeded = record.next.status === 'succeeded'
   const at = formatUtcSeconds(finished)
-  let disabled = false
-  // Outcomes of attempts finishing together share one transaction (group commit).
-  const attemptNumber = await ctx.writes.run(async (trx) => {
-    const number = await recordAttempt(trx, endpoint.endpointId, claim.delivery.eventId, claim.token, record)
-    if (number === undefined) return undefined
+  // Outcomes of attempts finishing together share one transaction (group commit); should it
+  // fail, each is written again alone, so this unit may run twice and must not rely on a
+  // rolled-back run: it returns what it did rather than setting anything outside.
+  return await ctx.writes.run(async (trx): Promise<Written> => {
+    const attemptNumber = await recordAttempt(trx, endpoint.endpointId, claim.delivery.eventId, claim.token, record)
+    if (attemptNumber === undefined) return { attemptNumber, disabled: false }
     if (succeeded) {
-      if (endpoint.failing) await clearFailing(trx, endpoint.endpointId)
-      endpoint.failing = false
-    } else {
-      // Shared by the batch's attempts: a later success in it clears what this failure starts.
-      endpoint.failing = true
-      disabled = await noteFailure(trx, endpoint.endpointId, at, {
-        before: formatUtcSeconds(finished - DISABLE_AFTER_FAILING_MS),
-        reason: `Disabled automatically at ${at}: every delivery attempt failed for 3 days (the last: ${record.error ?? 'failed'}). Fix the endpoint, then enable it again (PATCH /webhooks/${endpoint.endpointId} with {"status": "enabled"}); pending deliveries are then sent.`,
-      })
+      // Always (a no-op unless failing): a flag kept in memory could come from a rolled-back run.
+      await clearFailing(trx, endpoint.endpointId)
+      return { attemptNumber, disabled: false }
     }
-    return number
+    const disabled = await noteFailure(trx, endpoint.endpointId, at, {
+      before: formatUtcSeconds(finished - DISABLE_AFTER_FAILING_MS),
+      reason: `Disabled automatically at ${at}: every delivery attempt failed for 3 days (the last: ${record.error ?? 'failed'}). Fix the endpoint, then enable it again (PATCH /webhooks/${endpoint.endpointId} with {"status": "enabled"}); pending deliveries are then sent.`,
+    })
+    return { attemptNumber, disabled }
   })
-  const fields = { webhook_id: endpoint.endpointId, event_id: eventIdOf(claim.delivery.eventId), attempt: attemptNumber, http_status: outcome.httpStatus, duration_ms: record.durationMs }
-  if (attemptNumber === undefined) ctx.log.warn(fields, 'webhook attempt finished after its lease was lost; its outcome is not recorded')
-  else if (!succeeded) ctx.log.info({ ...fields, error: record.error, next: record.next.status }, 'webhook attempt failed')
-  if (disabled) ctx.log.warn({ webhook_id: endpoint.endpointId }, 'webhook endpoint disabled: every attempt failed for 3 days')
 }

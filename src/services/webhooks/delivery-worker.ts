@@ -235,7 +235,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
       for (let i = 0; i < claimed.length; i++) vacate(endpointId)
       return
     }
-    const target = { endpointId, url: endpoint.url, secrets: endpoint.secrets, failing: endpoint.failing }
+    const target = { endpointId, url: endpoint.url, secrets: endpoint.secrets }
     const ctx = context()
     await Promise.all(claimed.map(async (delivery) => {
       try {

@@ -1,6 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { VERSION } from '../../config/version.js'
+import { storableTextOf } from '../../domain/storable-text.js'
 import { RESPONSE_EXCERPT_LIMIT, RESPONSE_READ_LIMIT } from '../../domain/webhooks/webhooks.js'
 import type { ResolvedAddress } from './target-policy.js'
 
@@ -22,7 +23,7 @@ export interface SendOutcome {
   httpStatus: number | null
   /** Why no usable answer came (timeout, refused connection, TLS…); null when a status came and it was 2xx. */
   error: string | null
-  /** The first bytes of the body, as text (at most RESPONSE_EXCERPT_LIMIT). */
+  /** The first bytes of the body, as storable text (at most RESPONSE_EXCERPT_LIMIT bytes; NUL and invalid UTF-8 each U+FFFD). */
   responseExcerpt: string | null
 }
 
@@ -78,7 +79,7 @@ export async function postDelivery (url: URL, target: ResolvedAddress, headers: 
       const chunks: Buffer[] = []
       let read = 0
       const done = (): void => {
-        const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_LIMIT).toString('utf8')
+        const excerpt = storableTextOf(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_LIMIT))
         const redirect = status !== null && status >= 300 && status < 400 ? `redirect not followed (Location: ${String(response.headers.location ?? '').slice(0, 200)})` : null
         finish({ httpStatus: status, error: redirect, responseExcerpt: excerpt === '' ? null : excerpt })
       }
