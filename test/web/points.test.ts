@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { AccountStatus } from '../../packages/client/src/types.js'
+import { brandsText, summariseChanges } from '../../web/src/model/changes.js'
 import { metricKind, metricTextsOf } from '../../web/src/model/catalog.js'
+import { COMPARABLE_SHARE, formatShare, previousCoverage } from '../../web/src/model/coverage.js'
+import { clampToSynced, lastSyncedDay } from '../../web/src/model/period.js'
 import { axisRange, clusterMarks, drawnApart, pointStates } from '../../web/src/model/points.js'
 import { accountDays } from '../../web/src/model/status.js'
 
@@ -99,5 +102,47 @@ describe('dashboard metric kinds from the catalogue', () => {
       total: 3,
     } as never)
     assert.deepEqual(['views', 'followers', 'engagement_rate', 'unknown'].map((name) => metricKind(texts, name)), ['flow', 'stock', 'rate', 'flow'])
+  })
+})
+
+describe('dashboard: the last synced day', () => {
+  it('is the latest last_date among the accounts, never after today, null without data', () => {
+    assert.equal(lastSyncedDay(['2026-11-22', null, '2026-11-24'], '2026-11-28'), '2026-11-24')
+    assert.equal(lastSyncedDay(['2026-12-02'], '2026-11-28'), '2026-11-28')
+    assert.equal(lastSyncedDay([null], '2026-11-28'), null)
+  })
+
+  it('moves an end after it back to it, and says from where; a period wholly after it is left to the API', () => {
+    assert.deepEqual(clampToSynced({ since: '2026-12-01', until: '2026-12-31' }, '2026-11-24'), { since: '2026-12-01', until: '2026-12-31' })
+    assert.deepEqual(clampToSynced({ since: '2026-11-01', until: '2026-12-31' }, '2026-11-24'), { since: '2026-11-01', until: '2026-11-24', clampedFrom: '2026-12-31' })
+    assert.deepEqual(clampToSynced({ since: '2026-11-01', until: '2026-11-20' }, '2026-11-24'), { since: '2026-11-01', until: '2026-11-20' })
+    assert.deepEqual(clampToSynced({ since: '2026-11-01', until: '2026-11-30' }, null), { since: '2026-11-01', until: '2026-11-30' })
+  })
+})
+
+const covered = (id: number, daysReported: number): AccountStatus => ({ ...account(id, '2025-10-24', '2026-11-24', []), days_reported: daysReported, days_expected: daysReported })
+
+describe('dashboard: the previous period\'s coverage', () => {
+  it('expects every account with data now on every day of the previous period', () => {
+    const previous = { since: '2024-12-07', until: '2025-11-30' }
+    const coverage = previousCoverage([covered(1, 359), covered(2, 300), covered(3, 0)], [covered(1, 38), covered(2, 38), covered(3, 359)], previous)
+    assert.deepEqual([coverage.reported, coverage.expected], [76, 2 * 359])
+    assert.ok(coverage.share < COMPARABLE_SHARE)
+    assert.equal(formatShare(coverage.share), '10.5 %')
+    assert.equal(formatShare(0.8999), '89.9 %', 'never rounded up to 90.0 %')
+    assert.equal(previousCoverage([], [], previous).share, 1, 'nothing compared: nothing missing')
+  })
+})
+
+describe('dashboard: what the change feed says arrived', () => {
+  const event = (id: number, brandId: number, syncId: number, createdAt: string) => ({ id: `evt_${id}`, type: 'analytics.updated', created_at: createdAt, sync_id: syncId, data: { brand_id: brandId, accounts: [] } }) as never
+  it('names the brands and imports once each, and the newest time', () => {
+    const first = summariseChanges([event(1, 4, 7, '2026-11-28T08:00:00Z'), event(2, 1, 7, '2026-11-28T08:00:01Z')])
+    const both = summariseChanges([event(3, 4, 8, '2026-11-28T08:05:00Z')], first)
+    assert.deepEqual(both, { events: 3, brandIds: [4, 1], syncIds: [7, 8], latest: '2026-11-28T08:05:00Z' })
+    const names = new Map([[1, 'Evergreen Outdoors'], [4, 'Solstice Labs']])
+    assert.equal(brandsText(both.brandIds, names), 'Solstice Labs and Evergreen Outdoors')
+    assert.equal(brandsText([1, 2, 3, 4], names), '4 brands')
+    assert.equal(brandsText([9], names), 'Brand 9')
   })
 })

@@ -2,9 +2,12 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { RateLimitWait } from '../api/session.js'
 import type { Signal } from '../api/signal.js'
 import { formatFilters, parseFilters, periodOf, type Filters, type View } from '../model/filters.js'
-import { daysInPeriod, previousPeriod, todayUtc } from '../model/period.js'
+import { clampToSynced, daysInPeriod, lastSyncedDay, previousPeriod, todayUtc } from '../model/period.js'
 import { analyticsScope } from '../model/queries.js'
+import { ChangesBanner } from './changes-banner.js'
 import { FiltersForm } from './filters-form.js'
+import { useDataStatus } from './loads.js'
+import { Loading, ProblemNotice } from './notices.js'
 import { RateLimitBanner } from './rate-limit-banner.js'
 import { useSession } from './session-context.js'
 import type { ViewProps } from './view-props.js'
@@ -52,11 +55,15 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
   }
 
   const today = todayUtc()
-  const period = periodOf(filters, today)
+  // The last day with data, across every account the partner can see: presets end on it, the
+  // date inputs stop at it, and a later end is moved back to it (with a note).
+  const synced = useDataStatus({ since: today, until: today }, revision)
+  const lastDay = synced.status === 'done' ? lastSyncedDay(synced.value.map((account) => account.last_date), today) : null
+  const period = clampToSynced(periodOf(filters, lastDay ?? today), lastDay)
   const brandNames = useMemo(() => new Map(session.profile.brands.map((brand) => [brand.brand_id, brand.brand_name])), [session])
   const props: ViewProps = {
     filters,
-    period,
+    period: { since: period.since, until: period.until },
     previous: previousPeriod(period),
     scope: analyticsScope(filters, session.profile.brands),
     brandNames,
@@ -75,8 +82,9 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
         </div>
       </header>
       <RateLimitBanner waits={waits} />
+      <ChangesBanner watch={filters} onRefresh={refresh} />
       <div class='layout'>
-        <FiltersForm filters={filters} brands={session.profile.brands} today={today} onApply={navigate} />
+        <FiltersForm filters={filters} brands={session.profile.brands} today={lastDay ?? today} lastDay={lastDay} onApply={navigate} />
         <main id='main' class='content' tabIndex={-1}>
           <nav aria-label='Views' class='views-nav'>
             <ul>
@@ -98,11 +106,23 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
               {props.previous.since} – {props.previous.until}
             </p>
           )}
+          {filters.view !== 'webhooks' && period.clampedFrom !== undefined && (
+            <p class='note' role='note' data-clamped>
+              Shown through {period.until}, the last day with data: you asked for days through {period.clampedFrom}, and the days after{' '}
+              {period.until} are not synced yet (they are not days with nothing).
+            </p>
+          )}
           {filters.view !== 'webhooks' && props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}
-          {filters.view === 'overview' && <OverviewView {...props} />}
-          {filters.view === 'platforms' && <PlatformsView {...props} />}
-          {filters.view === 'table' && <TableView {...props} />}
-          {filters.view === 'posts' && <PostsView {...props} />}
+          {filters.view !== 'webhooks' && synced.status === 'loading' && <Loading label='Finding the last day with data' />}
+          {filters.view !== 'webhooks' && synced.status === 'error' && <ProblemNotice problem={synced.problem} />}
+          {synced.status === 'done' && (
+            <>
+              {filters.view === 'overview' && <OverviewView {...props} />}
+              {filters.view === 'platforms' && <PlatformsView {...props} />}
+              {filters.view === 'table' && <TableView {...props} />}
+              {filters.view === 'posts' && <PostsView {...props} />}
+            </>
+          )}
           {filters.view === 'webhooks' && <WebhooksView />}
         </main>
       </div>

@@ -12,7 +12,11 @@ const WIDE = '(min-width: 60em)'
  * brands does not start a walk of every daily page). Nothing ticked means "all": every
  * accessible brand, or every platform summed into one figure (no platform parameter).
  */
-export function FiltersForm ({ filters, brands, today, onApply }: { filters: Filters, brands: Brand[], today: string, onApply: (filters: Filters) => void }) {
+/**
+ * `today`: the day presets end on (the last day with data); `lastDay`: where the date inputs stop
+ * (null: no data, or not known yet).
+ */
+export function FiltersForm ({ filters, brands, today, lastDay, onApply }: { filters: Filters, brands: Brand[], today: string, lastDay: string | null, onApply: (filters: Filters) => void }) {
   const [draft, setDraft] = useState(filters)
   const [dateError, setDateError] = useState('')
   // A new URL (Back, a tab link) resets what is being edited.
@@ -43,6 +47,10 @@ export function FiltersForm ({ filters, brands, today, onApply }: { filters: Fil
       setDateError('Choose a first day on or before the last day.')
       return
     }
+    if (draft.period === 'custom' && lastDay !== null && draft.until > lastDay) {
+      setDateError(`The data goes through ${lastDay}: choose a last day on or before it.`)
+      return
+    }
     setDateError('')
     onApply({ ...draft, brands: [...draft.brands].sort((a, b) => a - b), platforms: PLATFORMS.filter((code) => draft.platforms.includes(code)) })
   }
@@ -51,7 +59,7 @@ export function FiltersForm ({ filters, brands, today, onApply }: { filters: Fil
   return (
     <details class='filters' open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Filters <span class='filters-summary'>({summary})</span></summary>
-      <form onSubmit={submit} aria-label='Filters'>
+      <form onSubmit={submit} aria-label='Filters' noValidate>
         <fieldset>
           <legend>Brands</legend>
           <p class='hint' id='brands-hint'>None ticked: every brand you can access.</p>
@@ -85,10 +93,11 @@ export function FiltersForm ({ filters, brands, today, onApply }: { filters: Fil
           </select>
           <div class='dates'>
             <label for='since'>From</label>
-            <input id='since' name='since' type='date' value={shown.since} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, since: event.currentTarget.value })} />
+            <input id='since' name='since' type='date' value={shown.since} max={lastDay ?? undefined} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, since: event.currentTarget.value })} />
             <label for='until'>To</label>
-            <input id='until' name='until' type='date' value={shown.until} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, until: event.currentTarget.value })} />
+            <input id='until' name='until' type='date' value={shown.until} max={lastDay ?? undefined} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, until: event.currentTarget.value })} />
           </div>
+          {lastDay !== null && <p class='hint' id='last-day' data-last-day={lastDay}>Data goes through {lastDay}.</p>}
           <p id='date-error' class='field-error' role={dateError === '' ? undefined : 'alert'}>{dateError}</p>
         </fieldset>
         <fieldset>
