@@ -60,7 +60,7 @@ function axisWidth (self: UPlot, values: string[] | null, axisIndex: number, cyc
  * partial points hollow (at the top edge, pointing up, when above the axis), and the marks of
  * incomplete points in the strip above the plot, clustered.
  */
-function drawExtras (self: UPlot, lines: ChartLine[]): void {
+function drawExtras (self: UPlot, lines: ChartLine[], element: HTMLElement): void {
   const { ctx } = self
   const ratio = devicePixelRatio
   const top = self.bbox.top
@@ -121,7 +121,8 @@ function drawExtras (self: UPlot, lines: ChartLine[]): void {
   ctx.textBaseline = 'middle'
   const y = top - (MARK_STRIP / 2) * ratio
   const size = 6 * ratio
-  for (const cluster of clusterMarks(marks, MARK_SPACING * ratio)) {
+  const clusters = clusterMarks(marks, MARK_SPACING * ratio)
+  for (const cluster of clusters) {
     ctx.beginPath()
     if (cluster.accountsMissing) {
       ctx.moveTo(cluster.x, y - size)
@@ -136,6 +137,12 @@ function drawExtras (self: UPlot, lines: ChartLine[]): void {
     if (cluster.count > 1) ctx.fillText(String(cluster.count), cluster.x + size + 2 * ratio, y)
   }
   ctx.restore()
+  // Where the plot is and what it spans, in CSS pixels, for the browser tests to read the canvas by.
+  const scale = self.scales.y
+  element.dataset.plot = JSON.stringify({
+    left: self.bbox.left / ratio, top: self.bbox.top / ratio, width: self.bbox.width / ratio, height: self.bbox.height / ratio,
+    ymin: scale?.min, ymax: scale?.max, marks: marks.length, clusters: clusters.length,
+  })
 }
 
 export function LineChart ({ x, lines, label, kind, percent, axisLabel, height = 240 }: { x: string[], lines: ChartLine[], label: string, kind: MetricKind, percent: boolean, axisLabel?: string, height?: number }) {
@@ -158,7 +165,7 @@ export function LineChart ({ x, lines, label, kind, percent, axisLabel, height =
         { stroke: '#333', size: axisWidth, values: (_plot, ticks) => ticks.map(axisValue), ...(axisLabel === undefined ? {} : { label: axisLabel, labelSize: 20, labelFont: '12px system-ui, sans-serif' }) },
       ],
       legend: { live: true },
-      hooks: { draw: [(self) => drawExtras(self, lines)] },
+      hooks: { draw: [(self) => drawExtras(self, lines, element)] },
       series: [
         { label: x[0]?.length === 7 ? 'Month' : 'Date', value: (_plot, ts) => ts === null ? '—' : new Date(ts * 1000).toISOString().slice(0, x[0]?.length === 7 ? 7 : 10) },
         ...lines.map((line, index) => ({
