@@ -7,9 +7,9 @@ import type { MetricCatalog } from '../../../packages/client/src/types.js'
  */
 
 /**
- * What a metric is, by how the catalogue says it combines: a **flow** is summed over days (views),
- * a **stock** is each account's last value over days (`combine.over_days: last`: followers), a
- * **rate** is a ratio of sums (`combine.over_accounts: ratio`: engagement rate). The charts draw each kind by its own rules (model/points.ts).
+ * What a metric is, as the catalogue's `kind` says: a **flow** is summed over days (views), a
+ * **stock** is each account's last value over days (followers), a **rate** is a ratio of sums
+ * (engagement rate). The charts draw each kind by its own rules (model/points.ts).
  */
 export type MetricKind = 'flow' | 'stock' | 'rate'
 
@@ -22,9 +22,10 @@ export interface MetricText {
 export type MetricTexts = ReadonlyMap<string, MetricText>
 
 export function metricTextsOf (catalog: MetricCatalog): MetricTexts {
-  return new Map(catalog.data.map((metric) => [metric.name, { label: metric.label, description: metric.description, kind: kindOf(metric.combine) }]))
+  return new Map(catalog.data.map((metric) => [metric.name, { label: metric.label, description: metric.description, kind: metric.kind ?? kindOf(metric.combine) }]))
 }
 
+/** A catalogue without `kind` (an older server): read from how the metric combines. */
 function kindOf (combine: { over_days?: string, over_accounts?: string } | undefined): MetricKind {
   return combine?.over_accounts === 'ratio' ? 'rate' : combine?.over_days === 'last' ? 'stock' : 'flow'
 }

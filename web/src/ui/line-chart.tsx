@@ -140,8 +140,14 @@ function drawExtras (self: UPlot, lines: ChartLine[], element: HTMLElement): voi
   // Where the plot is and what it spans, in CSS pixels, for the browser tests to read the canvas by.
   const scale = self.scales.y
   element.dataset.plot = JSON.stringify({
-    left: self.bbox.left / ratio, top: self.bbox.top / ratio, width: self.bbox.width / ratio, height: self.bbox.height / ratio,
-    ymin: scale?.min, ymax: scale?.max, marks: marks.length, clusters: clusters.length,
+    left: self.bbox.left / ratio,
+    top: self.bbox.top / ratio,
+    width: self.bbox.width / ratio,
+    height: self.bbox.height / ratio,
+    ymin: scale?.min,
+    ymax: scale?.max,
+    marks: marks.length,
+    clusters: clusters.length,
   })
 }
 
