@@ -63,7 +63,8 @@ async function main (): Promise<void> {
     const patched = function (this: pg.Client, ...argv: unknown[]): unknown {
       const first = argv[0]
       const text = typeof first === 'string' ? first : typeof (first as { text?: unknown })?.text === 'string' ? (first as { text: string }).text : undefined
-      if (text === undefined || typeof argv.at(-1) === 'function') return (original as (...a: unknown[]) => unknown).apply(this, argv)
+      // A COPY stream (it has `submit`) or a callback call is passed through untimed.
+      if (text === undefined || typeof (first as { submit?: unknown }).submit === 'function' || typeof argv.at(-1) === 'function') return (original as (...a: unknown[]) => unknown).apply(this, argv)
       const key = keyOf(text)
       const run = async (): Promise<unknown> => {
         if (args.explain && EXPLAINED.test(text) && !plans.has(key)) {
