@@ -1,6 +1,7 @@
 import type { PlatformCode } from './platforms.js'
 import type { Period } from './period.js'
 import type { SUMMED_METRICS } from './metrics.js'
+import type { GapsMode } from './gaps/modes.js'
 
 /**
  * The analytics report as the service sees it (docs/api-reference.md GET /analytics/, docs/api-reference.md "GET /analytics/"): what is
@@ -35,6 +36,8 @@ export interface AnalyticsRequest {
   after?: DailyPosition | undefined
   /** include=status: each entry also says how complete its data is (EntryStatus). */
   withStatus?: boolean | undefined
+  /** gaps=: how an account-day not reported is treated (src/domain/gaps/); undefined = zero. */
+  gaps?: GapsMode | undefined
 }
 
 /** The time bucket of a report: one day, one calendar month, or the whole period. */
@@ -82,7 +85,23 @@ export interface EntryStatus {
   accounts_reported: number
   metrics_reported: Record<string, number>
   metrics_expected: Record<string, number>
+  /** gaps=carry only: per metric, accounts carried and accounts missing (EntryGaps). */
+  gaps?: EntryGaps
 }
+
+/** An account with days in an entry's window (inside its coverage) that did not report a metric. */
+export interface MissingAccountDays {
+  platform: PlatformCode
+  account_id: number
+  /** Days of the window inside the account's coverage without the metric. */
+  days: number
+}
+
+/**
+ * include=status with gaps=carry, per reported metric of the entry: how many accounts' values
+ * were carried from an earlier day (stocks; 0 for the others), and which accounts missed it.
+ */
+export type EntryGaps = Record<string, { carried: number, missing: MissingAccountDays[] }>
 
 /** One entry of a report, fields in the contract's order. */
 export type Entry = Record<string, string | number | null>

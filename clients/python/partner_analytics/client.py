@@ -15,7 +15,7 @@ from ._transport import Transport, UrllibTransport
 from .feed import Feed
 from .models import (
     AccountStatus, AggReport, Brand, ChangesPage, DailyEntry, DailyReport, DataStatusPage, Delivery, DeliveryPage, DeliveryStatus,
-    EventType, Health, Include, Liveness, Me, MetricCatalog, MonthlyReport, Order, OrderBy, Post, PostsPage, Readiness, ReportType,
+    EventType, Gaps, Health, Include, Liveness, Me, MetricCatalog, MonthlyReport, Order, OrderBy, Post, PostsPage, Readiness, ReportType,
     Start, Token, Webhook, WebhookList, WebhookWithSecret,
 )
 from .paging import Pages, stuck_cursor
@@ -106,29 +106,32 @@ class Client:
     @overload
     def analytics(self, *, type: Literal["daily"] = ..., since: Optional[DateLike] = ..., until: Optional[DateLike] = ...,
                   brand_id: Optional[IdList] = ..., account_id: Optional[IdList] = ..., platform: Optional[Words] = ...,
-                  split_by_platform: Optional[bool] = ..., cursor: Optional[str] = ..., include: Optional[OneOrMany[Include]] = ...) -> DailyReport: ...
+                  split_by_platform: Optional[bool] = ..., cursor: Optional[str] = ..., include: Optional[OneOrMany[Include]] = ..., gaps: Optional[Gaps] = ...) -> DailyReport: ...
 
     @overload
     def analytics(self, *, type: Literal["monthly"], since: Optional[DateLike] = ..., until: Optional[DateLike] = ...,
                   brand_id: Optional[IdList] = ..., account_id: Optional[IdList] = ..., platform: Optional[Words] = ...,
-                  split_by_platform: Optional[bool] = ..., cursor: Optional[str] = ..., include: Optional[OneOrMany[Include]] = ...) -> MonthlyReport: ...
+                  split_by_platform: Optional[bool] = ..., cursor: Optional[str] = ..., include: Optional[OneOrMany[Include]] = ..., gaps: Optional[Gaps] = ...) -> MonthlyReport: ...
 
     @overload
     def analytics(self, *, type: Literal["agg"], since: Optional[DateLike] = ..., until: Optional[DateLike] = ...,
                   brand_id: Optional[IdList] = ..., account_id: Optional[IdList] = ..., platform: Optional[Words] = ...,
-                  split_by_platform: Optional[bool] = ..., cursor: Optional[str] = ..., include: Optional[OneOrMany[Include]] = ...) -> AggReport: ...
+                  split_by_platform: Optional[bool] = ..., cursor: Optional[str] = ..., include: Optional[OneOrMany[Include]] = ..., gaps: Optional[Gaps] = ...) -> AggReport: ...
 
     def analytics(self, *, type: ReportType = "daily", since: Optional[DateLike] = None, until: Optional[DateLike] = None,
                   brand_id: Optional[IdList] = None, account_id: Optional[IdList] = None, platform: Optional[Words] = None,
                   split_by_platform: Optional[bool] = None, cursor: Optional[str] = None,
-                  include: Optional[OneOrMany[Include]] = None) -> Union[DailyReport, MonthlyReport, AggReport]:
+                  include: Optional[OneOrMany[Include]] = None, gaps: Optional[Gaps] = None) -> Union[DailyReport, MonthlyReport, AggReport]:
         """GET /analytics/: one answer, the report ``type`` selects (one page of it for daily).
 
         ``include="status"`` adds to each entry how complete its data is: ``accounts_expected``,
         ``accounts_reported``, ``metrics_reported`` and ``metrics_expected`` (see data_status()).
+        ``gaps="carry"`` answers by the gap rules: a stock (followers) carried from each account's last
+        report on or before the day, rates only over the account-days that reported both parts;
+        with ``include="status"`` each entry also has ``gaps`` (per metric: accounts carried, missing).
         """
         query = {"type": type, "since": since, "until": until, "brand_id": brand_id, "account_id": account_id,
-                 "platform": platform, "split_by_platform": split_by_platform, "cursor": cursor, "include": include}
+                 "platform": platform, "split_by_platform": split_by_platform, "cursor": cursor, "include": include, "gaps": gaps}
         if type == "monthly":
             return self._get("/analytics/", query, models.parse_monthly_report)
         if type == "agg":
@@ -137,14 +140,14 @@ class Client:
 
     def daily_page(self, *, since: Optional[DateLike] = None, until: Optional[DateLike] = None, brand_id: Optional[IdList] = None,
                    account_id: Optional[IdList] = None, platform: Optional[Words] = None, split_by_platform: Optional[bool] = None,
-                   cursor: Optional[str] = None, include: Optional[OneOrMany[Include]] = None) -> DailyReport:
+                   cursor: Optional[str] = None, include: Optional[OneOrMany[Include]] = None, gaps: Optional[Gaps] = None) -> DailyReport:
         """One page (at most 20 entries) of the daily report; ``next_cursor`` leads to the next."""
         return self.analytics(type="daily", since=since, until=until, brand_id=brand_id, account_id=account_id, platform=platform,
-                              split_by_platform=split_by_platform, cursor=cursor, include=include)
+                              split_by_platform=split_by_platform, cursor=cursor, include=include, gaps=gaps)
 
     def daily(self, *, since: Optional[DateLike] = None, until: Optional[DateLike] = None, brand_id: Optional[IdList] = None,
               account_id: Optional[IdList] = None, platform: Optional[Words] = None, split_by_platform: Optional[bool] = None,
-              include: Optional[OneOrMany[Include]] = None) -> Pages[DailyEntry, DailyReport]:
+              include: Optional[OneOrMany[Include]] = None, gaps: Optional[Gaps] = None) -> Pages[DailyEntry, DailyReport]:
         """Every daily entry of the period, page after page (latest date first).
 
         Pass ``since`` and ``until`` for a long walk: a default period moves at midnight UTC, and
@@ -152,22 +155,22 @@ class Client:
         """
         def page(cursor: Optional[str]) -> DailyReport:
             return self.daily_page(since=since, until=until, brand_id=brand_id, account_id=account_id, platform=platform,
-                                   split_by_platform=split_by_platform, cursor=cursor, include=include)
+                                   split_by_platform=split_by_platform, cursor=cursor, include=include, gaps=gaps)
         return Pages(page, lambda report: report.data, lambda report: report.next_cursor)
 
     def monthly(self, *, since: Optional[DateLike] = None, until: Optional[DateLike] = None, brand_id: Optional[IdList] = None,
                 account_id: Optional[IdList] = None, platform: Optional[Words] = None, split_by_platform: Optional[bool] = None,
-                include: Optional[OneOrMany[Include]] = None) -> MonthlyReport:
+                include: Optional[OneOrMany[Include]] = None, gaps: Optional[Gaps] = None) -> MonthlyReport:
         """The monthly report, whole (every month of the period)."""
         return self.analytics(type="monthly", since=since, until=until, brand_id=brand_id, account_id=account_id, platform=platform,
-                              split_by_platform=split_by_platform, include=include)
+                              split_by_platform=split_by_platform, include=include, gaps=gaps)
 
     def agg(self, *, since: Optional[DateLike] = None, until: Optional[DateLike] = None, brand_id: Optional[IdList] = None,
             account_id: Optional[IdList] = None, platform: Optional[Words] = None, split_by_platform: Optional[bool] = None,
-            include: Optional[OneOrMany[Include]] = None) -> AggReport:
+            include: Optional[OneOrMany[Include]] = None, gaps: Optional[Gaps] = None) -> AggReport:
         """The aggregated report, whole, with ``aggregates`` (total and average)."""
         return self.analytics(type="agg", since=since, until=until, brand_id=brand_id, account_id=account_id, platform=platform,
-                              split_by_platform=split_by_platform, include=include)
+                              split_by_platform=split_by_platform, include=include, gaps=gaps)
 
     # Data status -------------------------------------------------------------------------------
 

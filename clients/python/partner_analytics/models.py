@@ -20,6 +20,7 @@ from ._tables import Table
 ReportType = Literal["daily", "agg", "monthly"]
 Platform = Literal["fb", "ig", "tk", "yt", "li", "th", "sc", "da", "pi", "facebook", "instagram", "tiktok", "youtube", "linkedin", "threads", "snapchat", "dailymotion", "pinterest"]
 Include = Literal["status"]
+Gaps = Literal["zero", "carry"]
 PostType = Literal["video", "image", "carousel", "reel", "story", "short", "text", "share", "document", "other", "reels"]
 OrderBy = Literal["created_time", "interactions", "revenue", "reach", "views", "engagement_rate"]
 Order = Literal["desc", "asc"]
@@ -44,7 +45,7 @@ OPERATIONS: Dict[str, Operation] = {
     "getHealthReady": Operation("GET", "/health/ready", ()),
     "login": Operation("POST", "/auth/login", ()),
     "getMe": Operation("GET", "/me", ("limit", "cursor")),
-    "getAnalytics": Operation("GET", "/analytics/", ("type", "since", "until", "brand_id", "account_id", "platform", "split_by_platform", "cursor", "include")),
+    "getAnalytics": Operation("GET", "/analytics/", ("type", "since", "until", "brand_id", "account_id", "platform", "split_by_platform", "cursor", "include", "gaps")),
     "listPosts": Operation("GET", "/posts", ("since", "until", "brand_id", "account_id", "platform", "post_type", "order_by", "order", "limit", "topics", "category", "cursor")),
     "runReport": Operation("POST", "/reports", ()),
     "getReport": Operation("GET", "/reports", ("metrics", "dimensions", "since", "until", "brand_id", "account_id", "platform", "order_by", "limit", "offset", "cursor", "comparison", "comparison_since", "comparison_until", "include")),
@@ -344,6 +345,22 @@ def parse_metric_counts(raw: Any) -> MetricCounts:
     return cast(MetricCounts, value)
 
 
+class MetricGaps(TypedDict):
+    """The MetricGaps object of the API."""
+
+    #: Accounts whose value stands on a day they did not report it, carried from their last report on or before it (stocks; 0 for flows and rates)
+    carried: int
+    #: Accounts of the entry's group, on a platform that has the metric, that did not report it on some day of the window inside their coverage; by platform, then account
+    missing: List[MetricGapsMissingItem]
+
+
+def parse_metric_gaps(raw: Any) -> MetricGaps:
+    """One MetricGaps from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "MetricGaps", ("carried", "missing"))
+    value["missing"] = [parse_metric_gaps_missing_item(item0) for item0 in value["missing"]]
+    return cast(MetricGaps, value)
+
+
 class _DailyEntryRequired(TypedDict):
     """The members every DailyEntry has."""
 
@@ -410,6 +427,8 @@ class DailyEntry(_DailyEntryRequired, total=False):
     accounts_reported: int
     metrics_reported: MetricCounts
     metrics_expected: MetricCounts
+    #: include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it
+    gaps: Dict[str, MetricGaps]
 
 
 def parse_daily_entry(raw: Any) -> DailyEntry:
@@ -424,6 +443,8 @@ def parse_daily_entry(raw: Any) -> DailyEntry:
         value["metrics_reported"] = parse_metric_counts(value["metrics_reported"])
     if "metrics_expected" in value:
         value["metrics_expected"] = parse_metric_counts(value["metrics_expected"])
+    if "gaps" in value:
+        value["gaps"] = {key0: parse_metric_gaps(value0) for key0, value0 in value["gaps"].items()}
     return cast(DailyEntry, value)
 
 
@@ -527,6 +548,8 @@ class MonthlyEntry(_MonthlyEntryRequired, total=False):
     accounts_reported: int
     metrics_reported: MetricCounts
     metrics_expected: MetricCounts
+    #: include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it
+    gaps: Dict[str, MetricGaps]
 
 
 def parse_monthly_entry(raw: Any) -> MonthlyEntry:
@@ -540,6 +563,8 @@ def parse_monthly_entry(raw: Any) -> MonthlyEntry:
         value["metrics_reported"] = parse_metric_counts(value["metrics_reported"])
     if "metrics_expected" in value:
         value["metrics_expected"] = parse_metric_counts(value["metrics_expected"])
+    if "gaps" in value:
+        value["gaps"] = {key0: parse_metric_gaps(value0) for key0, value0 in value["gaps"].items()}
     return cast(MonthlyEntry, value)
 
 
@@ -644,6 +669,8 @@ class AggEntry(_AggEntryRequired, total=False):
     accounts_reported: int
     metrics_reported: MetricCounts
     metrics_expected: MetricCounts
+    #: include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it
+    gaps: Dict[str, MetricGaps]
 
 
 def parse_agg_entry(raw: Any) -> AggEntry:
@@ -657,6 +684,8 @@ def parse_agg_entry(raw: Any) -> AggEntry:
         value["metrics_reported"] = parse_metric_counts(value["metrics_reported"])
     if "metrics_expected" in value:
         value["metrics_expected"] = parse_metric_counts(value["metrics_expected"])
+    if "gaps" in value:
+        value["gaps"] = {key0: parse_metric_gaps(value0) for key0, value0 in value["gaps"].items()}
     return cast(AggEntry, value)
 
 
@@ -1645,6 +1674,21 @@ def parse_metric_description_ratio_of(raw: Any) -> MetricDescriptionRatioOf:
     """One MetricDescriptionRatioOf from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
     value = record(raw, "MetricDescriptionRatioOf", ("numerator", "denominator"))
     return cast(MetricDescriptionRatioOf, value)
+
+
+class MetricGapsMissingItem(TypedDict):
+    """The MetricGapsMissingItem object of the API."""
+
+    platform: Literal["fb", "ig", "tk", "yt", "li", "th", "sc", "da", "pi"]
+    account_id: int
+    #: Days of the entry's window inside the account's coverage on which it did not report the metric
+    days: int
+
+
+def parse_metric_gaps_missing_item(raw: Any) -> MetricGapsMissingItem:
+    """One MetricGapsMissingItem from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "MetricGapsMissingItem", ("platform", "account_id", "days"))
+    return cast(MetricGapsMissingItem, value)
 
 
 class PostsUpdatedDataAccountsItem(TypedDict):

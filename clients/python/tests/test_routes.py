@@ -250,3 +250,26 @@ def test_include_status_counts_agree_with_data_status(api: Api) -> None:
         for row in report.data:
             assert isinstance(row["accounts_expected"], int) and 0 <= row["accounts_reported"] <= row["accounts_expected"]
             assert set(row["metrics_reported"]) == set(row["metrics_expected"]) and "engagement_rate" not in row["metrics_reported"]
+
+
+def test_gaps_carry_fills_stocks_only_where_accounts_missed_and_says_which(api: Api) -> None:
+    client = api.client()
+    catalog = {metric["name"]: metric for metric in client.metric_catalog().data}
+    assert catalog["followers"]["kind"] == "stock" and catalog["views"]["kind"] == "flow" and catalog["engagement_rate"]["kind"] == "rate"
+    zero = client.daily(since=SINCE, until=UNTIL, brand_id=1, include="status").to_list()
+    carry = client.daily(since=SINCE, until=UNTIL, brand_id=1, include="status", gaps="carry").to_list()
+    assert [entry["date"] for entry in carry] == [entry["date"] for entry in zero]
+    gappy = 0
+    for plain, filled in zip(zero, carry):
+        gaps = filled["gaps"]
+        assert list(gaps) == list(filled["metrics_reported"])
+        # Flows are never invented; a stock only grows by the accounts it carried.
+        assert (filled["views"], filled["interactions"], filled["posts_count"]) == (plain["views"], plain["interactions"], plain["posts_count"])
+        if gaps["followers"]["carried"] == 0:
+            assert filled["followers"] == plain["followers"]
+        else:
+            gappy += 1
+            assert filled["followers"] > plain["followers"]
+        missed = {(item["platform"], item["account_id"]) for item in gaps["views"]["missing"]}
+        assert len(missed) == plain["metrics_expected"]["views"] - plain["metrics_reported"]["views"] + plain["accounts_expected"] - plain["accounts_reported"]
+    assert gappy > 0, "the demo has days on which brand 1's accounts missed followers"

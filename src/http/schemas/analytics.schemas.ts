@@ -1,8 +1,10 @@
 import { Type, type Static, type TInteger, type TOptional } from '@sinclair/typebox'
 import { REPORT_TYPES } from '../../domain/analytics.js'
+import { GAPS_MODES } from '../../domain/gaps/modes.js'
 import { REPORTED_METRICS } from '../../domain/metric-catalog.js'
 import { PLATFORM_METRICS, PLATFORM_METRIC_NAMES, type PlatformMetric } from '../../domain/metrics.js'
 import { MAX_PERIOD_DAYS } from '../../domain/period.js'
+import { PLATFORM_CODES } from '../../domain/platforms.js'
 import { component } from './components.js'
 import { DateMember } from './formats.js'
 import { CursorParam, DateParam, FlagParam, IdListParam, PlatformListParam, StringEnum } from './params.schemas.js'
@@ -36,6 +38,12 @@ export const AnalyticsQuery = Type.Object({
   include: Type.Optional(Type.Array(StringEnum(INCLUDE_VALUES, { title: 'include', description: `use ${INCLUDE_VALUES.join(', ')}` }), {
     description: 'Comma-separated extras for each entry, case-insensitive. `status`: how complete the entry\'s data is (accounts_expected, accounts_reported, metrics_reported, metrics_expected)',
     examples: [['status']],
+  })),
+  gaps: Type.Optional(StringEnum(GAPS_MODES, {
+    title: 'gaps',
+    description: 'How an account that did not report a day is treated (docs: Missing data); case-sensitive. `zero` (default): today\'s figures, a missing account adds nothing. ' +
+      '`carry`: a stock (followers) takes the account\'s last value reported on or before the day, inside its coverage; a flow is never invented; ' +
+      'a rate (engagement_rate, interaction_rate, posts_per_day) is computed only over the account-days that reported both its parts. With include=status each entry also has `gaps`',
   })),
 })
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>
@@ -78,6 +86,20 @@ export const MetricCounts = component('MetricCounts', Type.Object(Object.fromEnt
     'metrics_expected: how many of them are on a platform that has the metric',
 }))
 
+/** include=status with gaps=carry: what the gap rules did for one metric of an entry. */
+export const MetricGaps = component('MetricGaps', Type.Object({
+  carried: Type.Integer({ minimum: 0, description: 'Accounts whose value stands on a day they did not report it, carried from their last report on or before it (stocks; 0 for flows and rates)' }),
+  missing: Type.Array(Type.Object({
+    platform: StringEnum(PLATFORM_CODES),
+    account_id: Type.Integer(),
+    days: Type.Integer({ minimum: 1, description: 'Days of the entry\'s window inside the account\'s coverage on which it did not report the metric' }),
+  }), { description: 'Accounts of the entry\'s group, on a platform that has the metric, that did not report it on some day of the window inside their coverage; by platform, then account' }),
+}))
+
+const entryGaps = () => Type.Optional(Type.Record(Type.String(), MetricGaps, {
+  description: 'include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it',
+}))
+
 /** include=status: appended to each entry, after its metrics (docs/api-reference.md "Completeness"). */
 function statusFields (report: 'daily' | 'monthly' | 'agg') {
   const [expected, reported] = STATUS_TEXT[report]
@@ -87,6 +109,7 @@ function statusFields (report: 'daily' | 'monthly' | 'agg') {
     // MetricCounts is one shared component: what each count means is said there and in the reference.
     metrics_reported: Type.Optional(MetricCounts),
     metrics_expected: Type.Optional(MetricCounts),
+    gaps: entryGaps(),
   }
 }
 

@@ -6,6 +6,7 @@ import { createReportReader, type RenderedRow, type ReportReader } from '../../s
 import { findBrandNames } from '../../storage/repositories/account-lookup.repository.js'
 import { computeAggregates } from './aggregates.js'
 import { entryJson, toEntry, type EntryInput } from './entries.js'
+import { carriedEntry, entryGaps, readCarriedFigures } from './carry.js'
 import { readEntryStatuses } from './entry-status.js'
 import { createReportCache, type ReportCache } from './report-cache.js'
 
@@ -62,6 +63,20 @@ export function createAnalyticsService (deps: { store: Store, cache?: ReportCach
     return await readEntryStatuses(store, { report: request.type, scope, grouping, period: request.period, keys, heavy })
   }
 
+  /**
+   * gaps=carry: the entries' stocks and rates by the gap rules, and with include=status each
+   * status's `gaps` member; gaps=zero leaves both as they are.
+   */
+  async function carried (store: Store, request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>, keys: readonly EntryKey[], heavy: boolean, entries: Entry[], statuses: EntryStatus[] | undefined): Promise<EntryStatus[] | undefined> {
+    if (request.gaps !== 'carry') return statuses
+    const figures = await readCarriedFigures(store, { report: request.type, scope, grouping, period: request.period, keys, withStatus: statuses !== undefined, heavy })
+    entries.forEach((entry, index) => { const one = figures[index]; if (one !== undefined) carriedEntry(entry, one) })
+    return statuses?.map((status, index) => {
+      const one = figures[index]
+      return one === undefined ? status : { ...status, gaps: entryGaps(one, Object.keys(status.metrics_reported)) }
+    })
+  }
+
   async function report (store: Store, scope: Scope, request: AnalyticsRequest): Promise<AnalyticsReport> {
     const reader = readerOf(store)
     const grouping = groupingOf(request, scope)
@@ -71,26 +86,37 @@ export function createAnalyticsService (deps: { store: Store, cache?: ReportCach
 
     if (request.type === 'daily') {
       const page = empty ? { rows: [], next: undefined } : await reader.dailyPage(scope, grouping, request.period, request.after)
-      const entriesJson = page.rendered ?? (await entriesOf(store, page.rows, request, scope, grouping)).map(entryJson)
+      let entriesJson = page.rendered ?? (await entriesOf(store, page.rows, request, scope, grouping)).map(entryJson)
+      const keys = page.renderedKeys ?? page.rows
       // A page is at most 20 entries: its status is a light read, whatever the period.
-      const statuses = await statusesOf(store, request, scope, grouping, page.renderedKeys ?? page.rows, false)
+      let statuses = await statusesOf(store, request, scope, grouping, keys, false)
+      if (request.gaps === 'carry') {
+        const entries = entriesJson.map((json) => JSON.parse(json) as Entry)
+        statuses = await carried(store, request, scope, grouping, keys, false, entries, statuses)
+        entriesJson = entries.map(entryJson)
+      }
       return { ...base, type: 'daily', entriesJson, next: page.next, statuses }
     }
     // A heavy report is read and shaped inside the heavy lane, so at most a few are shaped at once.
-    const heavy = !empty && reader.isHeavy(scope, request.period, request.withStatus === true)
+    const heavy = !empty && reader.isHeavy(scope, request.period, request.withStatus === true || request.gaps === 'carry')
     const inLane = heavy ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
     if (request.type === 'monthly') {
       return await inLane(async () => {
         const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
-        const entriesJson = await monthlyEntriesJson(store, rows, request, scope, grouping)
-        const statuses = await statusesOf(store, request, scope, grouping, rows, heavy)
+        let entriesJson = await monthlyEntriesJson(store, rows, request, scope, grouping)
+        let statuses = await statusesOf(store, request, scope, grouping, rows, heavy)
+        if (request.gaps === 'carry') {
+          const entries = entriesJson.map((json) => JSON.parse(json) as Entry)
+          statuses = await carried(store, request, scope, grouping, rows, heavy, entries, statuses)
+          entriesJson = entries.map(entryJson)
+        }
         return { ...base, type: 'monthly' as const, entriesJson, statuses }
       })
     }
     return await inLane(async () => {
       const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
       const entries = await entriesOf(store, rows, request, scope, grouping)
-      const statuses = await statusesOf(store, request, scope, grouping, rows, heavy)
+      const statuses = await carried(store, request, scope, grouping, rows, heavy, entries, await statusesOf(store, request, scope, grouping, rows, heavy))
       return { ...base, type: 'agg' as const, entries, aggregates: computeAggregates(entries), statuses }
     })
   }

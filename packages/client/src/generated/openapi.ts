@@ -474,6 +474,18 @@ export interface components {
             views_paid?: number;
             link_clicks?: number;
         };
+        MetricGaps: {
+            /** @description Accounts whose value stands on a day they did not report it, carried from their last report on or before it (stocks; 0 for flows and rates) */
+            carried: number;
+            /** @description Accounts of the entry's group, on a platform that has the metric, that did not report it on some day of the window inside their coverage; by platform, then account */
+            missing: {
+                /** @enum {string} */
+                platform: "fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi";
+                account_id: number;
+                /** @description Days of the entry's window inside the account's coverage on which it did not report the metric */
+                days: number;
+            }[];
+        };
         DailyEntry: {
             /**
              * Format: date
@@ -536,6 +548,10 @@ export interface components {
             accounts_reported?: number;
             metrics_reported?: components["schemas"]["MetricCounts"];
             metrics_expected?: components["schemas"]["MetricCounts"];
+            /** @description include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it */
+            gaps?: {
+                [key: string]: components["schemas"]["MetricGaps"];
+            };
         };
         DailyReport: {
             data: components["schemas"]["DailyEntry"][];
@@ -617,6 +633,10 @@ export interface components {
             accounts_reported?: number;
             metrics_reported?: components["schemas"]["MetricCounts"];
             metrics_expected?: components["schemas"]["MetricCounts"];
+            /** @description include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it */
+            gaps?: {
+                [key: string]: components["schemas"]["MetricGaps"];
+            };
         };
         MonthlyReport: {
             data: components["schemas"]["MonthlyEntry"][];
@@ -700,6 +720,10 @@ export interface components {
             accounts_reported?: number;
             metrics_reported?: components["schemas"]["MetricCounts"];
             metrics_expected?: components["schemas"]["MetricCounts"];
+            /** @description include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it */
+            gaps?: {
+                [key: string]: components["schemas"]["MetricGaps"];
+            };
         };
         AggregateFigures: {
             views: number;
@@ -1699,6 +1723,8 @@ export interface operations {
                  *     ]
                  */
                 include?: "status"[];
+                /** @description How an account that did not report a day is treated (docs: Missing data); case-sensitive. `zero` (default): today's figures, a missing account adds nothing. `carry`: a stock (followers) takes the account's last value reported on or before the day, inside its coverage; a flow is never invented; a rate (engagement_rate, interaction_rate, posts_per_day) is computed only over the account-days that reported both its parts. With include=status each entry also has `gaps` */
+                gaps?: "zero" | "carry";
             };
             header?: never;
             path?: never;

@@ -41,6 +41,7 @@ export const getAnalyticsRoute: FastifyPluginAsyncTypebox = async (app) => {
       platforms: platformCodes(query.platform),
       splitByPlatform: query.split_by_platform,
       withStatus: query.include?.includes('status') === true,
+      gaps: query.gaps,
     }
     // A cursor is only meaningful for daily pages, and only judged once the rest is valid.
     if (asked.type === 'daily' && query.cursor !== undefined) {

@@ -1,0 +1,202 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import { generateDataset, insertDatasetAndReadModel, workedExampleDataset, type AnalyticsDataset } from '../helpers/analytics-fixtures.js'
+import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
+import { DIALECTS } from '../helpers/stores.js'
+import { CarryOracle } from './carry-oracle.js'
+import type { OracleQuery } from './oracle.js'
+
+/**
+ * /analytics/?gaps=carry (docs/analytics.md "Missing data") against an independent model of the
+ * gap rules, on random accounts with random missing days and missing metrics whose coverages
+ * start and end on different days: every entry's stock and rates are the model's, everything
+ * else is the entry served without `gaps` (the same entries, pages and cursors; flows never
+ * invented), and with include=status each entry says which accounts were carried and missing.
+ */
+
+/** 20 % of account-days missing, 15 % of metrics null (generateDataset), and coverages cut so that accounts start late and stop early. */
+function datasetWithCoverages (): AnalyticsDataset {
+  const dataset = generateDataset({ seed: 20261128, start: '2026-01-20', days: 75 })
+  const cut: Record<string, { from?: string, to?: string }> = {
+    'tk:102': { from: '2026-02-10' },
+    'yt:103': { to: '2026-03-05' },
+    'li:201': { from: '2026-02-20', to: '2026-03-20' },
+    'th:206': { to: '2026-02-14' },
+  }
+  return {
+    ...dataset,
+    daily: dataset.daily.filter((row) => {
+      const rule = cut[`${row.platform}:${Number(row.account_id)}`]
+      return rule === undefined || ((rule.from === undefined || row.date >= rule.from) && (rule.to === undefined || row.date <= rule.to))
+    }),
+  }
+}
+
+const DATASET = datasetWithCoverages()
+const ACCESSIBLE = [1, 2, 3]
+const CARRIED = ['followers', 'posts_per_day', 'engagement_rate', 'interaction_rate']
+const STATUS = ['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected']
+const RUNS = Number(process.env.CARRY_RUNS ?? 30)
+
+type Body = { data: Array<Record<string, unknown>>, next_cursor?: string, aggregates?: unknown }
+
+function queryOf (q: OracleQuery): Record<string, string> {
+  return {
+    type: q.type,
+    since: q.since,
+    until: q.until,
+    ...(q.brandIds === undefined ? {} : { brand_id: q.brandIds.join(',') }),
+    ...(q.accountIds === undefined ? {} : { account_id: q.accountIds.join(',') }),
+    ...(q.platforms === undefined ? {} : { platform: q.platforms.join(',') }),
+    ...(q.split ? { split_by_platform: 'true' } : {}),
+  }
+}
+
+const FIXED: OracleQuery[] = [
+  { type: 'daily', since: '2026-02-01', until: '2026-02-28', split: false },
+  { type: 'daily', since: '2026-01-15', until: '2026-02-20', brandIds: [1], platforms: ['tk', 'yt', 'th'], split: false },
+  { type: 'daily', since: '2026-03-01', until: '2026-03-12', split: true },
+  { type: 'daily', since: '2026-02-10', until: '2026-03-10', accountIds: [100, 204], platforms: ['fb'], split: false },
+  { type: 'monthly', since: '2026-01-10', until: '2026-04-10', split: false },
+  { type: 'monthly', since: '2026-01-25', until: '2026-03-03', platforms: ['ig', 'li', 'pi'], split: false },
+  { type: 'monthly', since: '2026-02-01', until: '2026-04-30', split: true },
+  { type: 'agg', since: '2026-01-01', until: '2026-05-01', split: false },
+  { type: 'agg', since: '2026-02-03', until: '2026-02-20', brandIds: [2], platforms: ['ig', 'sc', 'li'], split: false },
+  { type: 'agg', since: '2026-01-20', until: '2026-04-04', accountIds: [100, 101], platforms: ['ig'], split: false },
+  { type: 'agg', since: '2026-03-01', until: '2026-03-31', split: true },
+]
+
+const CODES = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
+const generated: fc.Arbitrary<OracleQuery> = fc.record({
+  type: fc.constantFrom<OracleQuery['type']>('daily', 'monthly', 'agg'),
+  start: fc.integer({ min: 0, max: 90 }),
+  length: fc.integer({ min: 0, max: 60 }),
+  brands: fc.option(fc.subarray(ACCESSIBLE, { minLength: 1 })),
+  platforms: fc.option(fc.subarray(CODES, { minLength: 1, maxLength: 3 })),
+  split: fc.boolean(),
+}).map(({ type, start, length, brands, platforms, split }) => {
+  const since = new Date(Date.UTC(2026, 0, 10 + start)).toISOString().slice(0, 10)
+  const until = new Date(Date.UTC(2026, 0, 10 + start + length)).toISOString().slice(0, 10)
+  return { type, since, until, split, ...(brands === null ? {} : { brandIds: brands }), ...(platforms === null ? {} : { platforms }) }
+})
+
+for (const dialect of DIALECTS) {
+  describe(`GET /analytics/?gaps=carry (${dialect})`, () => {
+    let api: PartnerApi
+    const model = new CarryOracle(DATASET, ACCESSIBLE)
+
+    before(async () => {
+      api = await openPartnerApi(dialect, { seed: async (test) => { await insertDatasetAndReadModel(test.store, DATASET) }, brandIds: ACCESSIBLE })
+    })
+    after(async () => { await api.close() })
+
+    async function pages (query: Record<string, string>): Promise<Body[]> {
+      const bodies: Body[] = []
+      let cursor: string | undefined
+      do {
+        const response = await api.app.inject({ method: 'GET', url: '/analytics/', query: cursor === undefined ? query : { ...query, cursor }, headers: api.auth })
+        assert.equal(response.statusCode, 200, response.body)
+        const body = JSON.parse(response.body) as Body
+        bodies.push(body)
+        cursor = body.next_cursor
+        assert.ok(bodies.length < 100, 'bounded walk')
+      } while (cursor !== undefined)
+      return bodies
+    }
+
+    /** Checks one query with and without status; returns the entries compared and how many had a carried stock. */
+    async function check (q: OracleQuery): Promise<[number, number]> {
+      const zero = await pages(queryOf(q))
+      let entries = 0
+      let carried = 0
+      for (const withStatus of [false, true]) {
+        const carry = await pages({ ...queryOf(q), gaps: 'carry', ...(withStatus ? { include: 'status' } : {}) })
+        assert.equal(carry.length, zero.length, 'the same pages')
+        for (const [index, body] of carry.entries()) {
+          const plain = zero[index] as Body
+          assert.equal(body.next_cursor, plain.next_cursor, 'the same cursor')
+          assert.equal(body.data.length, plain.data.length, 'the same entries')
+          for (const [position, entry] of body.data.entries()) {
+            const expected = model.expected(q, entry, withStatus)
+            const label = `${JSON.stringify(q)} ${JSON.stringify(entry)}`
+            for (const field of CARRIED) assert.equal(entry[field], expected[field], `${field}: ${label}`)
+            if (withStatus) {
+              assert.deepEqual(entry.gaps, expected.gaps, `gaps: ${label}`)
+              assert.deepEqual(Object.keys(entry).slice(-5), [...STATUS, 'gaps'])
+              if ((entry.gaps as { followers: { carried: number } }).followers.carried > 0) carried++
+            }
+            // Everything else (keys, flows, revenue, platform fields) is the entry served without gaps.
+            const rest = Object.fromEntries(Object.entries(entry).filter(([field]) => !CARRIED.includes(field) && !STATUS.includes(field) && field !== 'gaps'))
+            const plainRest = Object.fromEntries(Object.entries(plain.data[position] as Record<string, unknown>).filter(([field]) => !CARRIED.includes(field)))
+            assert.deepEqual(rest, plainRest, label)
+            entries++
+          }
+          if (q.type === 'agg') {
+            // The aggregates are the carried entries' (followers and posts_per_day rounded as the contract's are).
+            const total = body.aggregates as { total: { followers: number, posts_per_day: number } }
+            assert.equal(total.total.followers, body.data.reduce((sum, entry) => sum + Number(entry.followers), 0))
+            assert.equal(total.total.posts_per_day, body.data.reduce((sum, entry) => sum + Math.round(Number(entry.posts_per_day) * 100), 0) / 100)
+          }
+        }
+      }
+      return [entries, carried]
+    }
+
+    it('gives every entry the model\'s stocks and rates, and leaves everything else as without gaps (fixed queries)', async () => {
+      let entries = 0
+      let carried = 0
+      for (const q of FIXED) {
+        const [compared, withCarry] = await check(q)
+        entries += compared
+        carried += withCarry
+      }
+      assert.ok(entries > 300, `only ${entries} entries compared`)
+      assert.ok(carried > 50, `only ${carried} entries with a carried stock`)
+    })
+
+    it('agrees with the model on generated queries', async () => {
+      await fc.assert(fc.asyncProperty(generated, async (q) => { await check(q) }), { numRuns: RUNS, seed: 28 })
+    })
+
+    it('refuses an unknown gaps value with one 422 item on gaps', async () => {
+      for (const gaps of ['CARRY', 'fill', 'carry,zero']) {
+        const response = await api.analytics({ gaps })
+        assert.equal(response.status, 422, gaps)
+        const detail = response.body.detail as Array<{ loc: string[] }>
+        assert.deepEqual(detail.map((item) => item.loc), [['query', 'gaps']], gaps)
+      }
+      // gaps=zero is the default answer, byte for byte.
+      const query = { type: 'monthly', since: '2026-01-20', until: '2026-04-03' }
+      const plain = await api.app.inject({ method: 'GET', url: '/analytics/', query, headers: api.auth })
+      const zero = await api.app.inject({ method: 'GET', url: '/analytics/', query: { ...query, gaps: 'zero' }, headers: api.auth })
+      assert.equal(zero.statusCode, 200)
+      assert.equal(zero.body, plain.body)
+    })
+  })
+}
+
+for (const dialect of DIALECTS) {
+  describe(`gaps=carry on the worked example of docs/analytics.md (${dialect})`, () => {
+    let api: PartnerApi
+    before(async () => {
+      api = await openPartnerApi(dialect, { seed: async (test) => { await insertDatasetAndReadModel(test.store, workedExampleDataset()) }, brandIds: [1, 2] })
+    })
+    after(async () => { await api.close() })
+
+    it('carries brand 1\'s followers on 2026-04-01 and divides no account\'s interactions by another\'s reach', async () => {
+      const query = { brand_id: '1', since: '2026-04-01', until: '2026-04-01' }
+      const zero = await api.analytics(query)
+      const carry = await api.analytics({ ...query, gaps: 'carry', include: 'status' })
+      assert.equal(zero.body.data[0]?.followers, 0)
+      const entry = carry.body.data[0] as Record<string, unknown>
+      assert.equal(entry.followers, 5810)
+      assert.equal(entry.views, 900)
+      assert.equal(entry.engagement_rate, 0)
+      const gaps = entry.gaps as Record<string, unknown>
+      assert.deepEqual(gaps.followers, { carried: 2, missing: [{ platform: 'fb', account_id: 10, days: 1 }, { platform: 'ig', account_id: 11, days: 1 }] })
+      assert.deepEqual(gaps.views, { carried: 0, missing: [{ platform: 'ig', account_id: 11, days: 1 }] })
+      assert.deepEqual(gaps.reach, { carried: 0, missing: [{ platform: 'fb', account_id: 10, days: 1 }, { platform: 'ig', account_id: 11, days: 1 }] })
+    })
+  })
+}
