@@ -12,7 +12,8 @@ import type { ResolvedAddress } from './target-policy.js'
  * certificate is checked against), so the name cannot resolve to something else between the
  * judgement and the connection. Redirects are never followed (node:http does not follow them).
  * At most RESPONSE_READ_LIMIT bytes of the body are read, then the connection is cut. Everything
- * — connecting, TLS, sending, the answer — is bounded by the caller's AbortSignal.
+ * — connecting, TLS, sending, the answer — is bounded by the caller's AbortSignal; a status that
+ * came within it stands even when the signal then cuts the body (read until the limit, no longer).
  *
  * Connections are kept alive per judged address (the agents pool by address, port and server
  * name), so a kept connection only ever serves the address that was judged for this attempt.
@@ -74,6 +75,8 @@ export async function postDelivery (url: URL, target: ResolvedAddress, headers: 
       // The certificate must name the URL's host, not the address connected to.
       ...(secure && !isAddressLiteral(url.hostname) ? { servername: url.hostname } : {}),
     }
+    /** Set once the status came: from then on the outcome is that status, whatever befalls the body. */
+    let answered: (() => void) | undefined
     const request = (secure ? https : http).request(options, (response) => {
       const status = response.statusCode ?? null
       const chunks: Buffer[] = []
@@ -83,6 +86,7 @@ export async function postDelivery (url: URL, target: ResolvedAddress, headers: 
         const redirect = status !== null && status >= 300 && status < 400 ? `redirect not followed (Location: ${String(response.headers.location ?? '').slice(0, 200)})` : null
         finish({ httpStatus: status, error: redirect, responseExcerpt: excerpt === '' ? null : excerpt })
       }
+      answered = done
       response.on('data', (chunk: Buffer) => {
         if (read >= RESPONSE_READ_LIMIT) return
         chunks.push(chunk.subarray(0, RESPONSE_READ_LIMIT - read))
@@ -95,7 +99,12 @@ export async function postDelivery (url: URL, target: ResolvedAddress, headers: 
       response.on('error', done)
       response.on('close', done)
     })
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ httpStatus: null, error: describeError(error, signal), responseExcerpt: null }))
+    // An error after the status (the time limit cut a body still trickling in, a reset) ends the
+    // body, not the answer: a 2xx within the limit is a success with what of its body came.
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered !== undefined) answered()
+      else finish({ httpStatus: null, error: describeError(error, signal), responseExcerpt: null })
+    })
     request.end(payload)
   })
 }
