@@ -5,7 +5,7 @@ import { brandsText, summariseChanges } from '../../web/src/model/changes.js'
 import { metricKind, metricTextsOf } from '../../web/src/model/catalog.js'
 import { COMPARABLE_SHARE, formatShare, previousCoverage } from '../../web/src/model/coverage.js'
 import { clampToSynced, lastSyncedDay } from '../../web/src/model/period.js'
-import { axisRange, clusterMarks, drawnApart, pointStates } from '../../web/src/model/points.js'
+import { axisRange, clusterMarks, drawnApart, pointStates, stateOf } from '../../web/src/model/points.js'
 import { accountDays } from '../../web/src/model/status.js'
 
 /** How the charts draw incomplete data (web/src/model/points.ts) and count a month's account-days. */
@@ -25,6 +25,18 @@ describe('dashboard points: which incomplete points leave the line', () => {
     assert.equal(drawnApart('month', { accountsMissing: false, accountDays: 95 / 96 }), false)
     assert.equal(drawnApart('month', { accountsMissing: false, accountDays: 0.89 }), true)
     assert.equal(drawnApart('month', { accountsMissing: false, accountDays: 1, metric: 0.5 }), true)
+  })
+})
+
+describe('dashboard points: drawn by kind', () => {
+  it('dashes a carried stock, keeps a rate of the gap rules on the line, cuts out a short flow', () => {
+    assert.equal(stateOf('stock', { apart: true, carryRules: true }, 1), 'carried')
+    assert.equal(stateOf('stock', { apart: true }, 0), 'partial', 'without gaps=carry a short stock is a partial point')
+    assert.equal(stateOf('rate', { apart: true, carryRules: true }, 0), 'complete')
+    assert.equal(stateOf('rate', { apart: true }, 0), 'partial')
+    assert.equal(stateOf('flow', { apart: true, carryRules: true }, 0), 'partial', 'a flow is never invented')
+    assert.equal(stateOf('flow', { apart: false }, 0), 'complete', 'a month short of a day stays on the line')
+    assert.equal(stateOf('flow', undefined, 0), 'complete')
   })
 })
 

@@ -100,3 +100,15 @@ export function clusterMarks (marks: readonly Mark[], spacing: number): MarkClus
   }
   return clusters.map(({ x, count, accountsMissing }) => ({ x, count, accountsMissing }))
 }
+
+/**
+ * How a point is drawn, from its warning (undefined: complete) and the accounts whose stock was
+ * carried there. gaps=carry: a stock whose missing accounts were carried from their last report
+ * stays on the line, dashed; a rate computed by the gap rules (over the account-days reporting
+ * both its parts) stays on the line, marked. Otherwise a point `apart` is cut out of the line.
+ */
+export function stateOf (kind: MetricKind, warning: { apart?: boolean, carryRules?: boolean } | undefined, carried: number): PointState {
+  if (kind === 'stock' && carried > 0) return 'carried'
+  if (warning?.apart !== true) return 'complete'
+  return kind === 'rate' && warning.carryRules === true ? 'complete' : 'partial'
+}

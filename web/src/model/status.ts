@@ -10,13 +10,20 @@ import { daysInPeriod, type Period } from './period.js'
  */
 
 /** The members include=status appends to an entry. */
-export const STATUS_FIELDS = ['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected'] as const
+export const STATUS_FIELDS = ['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected', 'gaps'] as const
 
 export interface EntryStatus {
   expected: number
   reported: number
   /** Per metric: [reported, expected] among the reporting accounts (account-days for monthly). */
   metrics: Record<string, [number, number]>
+  /** gaps=carry: per metric, the accounts whose stock was carried from an earlier day, and those missing. */
+  gaps?: Record<string, MetricGaps>
+}
+
+export interface MetricGaps {
+  carried: number
+  missing: Array<{ platform: string, account_id: number, days: number }>
 }
 
 /** An entry without its status members (what the export writes), and its status when it had one. */
@@ -32,6 +39,7 @@ export function splitStatus (entry: Record<string, unknown>): { entry: Record<st
       expected: entry.accounts_expected,
       reported: Number(entry.accounts_reported),
       metrics: Object.fromEntries(Object.keys(expected).map((metric) => [metric, [reported[metric] ?? 0, expected[metric] ?? 0]])),
+      ...(typeof entry.gaps === 'object' && entry.gaps !== null ? { gaps: entry.gaps as Record<string, MetricGaps> } : {}),
     },
   }
 }
@@ -50,6 +58,14 @@ export function shortfall (status: EntryStatus | undefined, metric: string, unit
     if (reported < expected) parts.push(`${input} reported by ${reported} of ${expected} ${counted}`)
   }
   return parts.length === 0 ? undefined : parts.join('; ')
+}
+
+/**
+ * gaps=carry: how many accounts' values of a stock were carried from an earlier day at this point
+ * (0 without gaps=carry, or for a flow or rate, which are never carried).
+ */
+export function carriedAccounts (status: EntryStatus | undefined, metric: string): number {
+  return status?.gaps?.[metric]?.carried ?? 0
 }
 
 /** The group of an entry, as the accounts it sums: a brand's (on a platform), one account, or a platform's. */

@@ -25,6 +25,8 @@ export interface PointWarning {
   accountsMissing: boolean
   /** Cut out of the line (model/points.ts drawnApart); else on the line, marked. */
   apart?: boolean
+  /** The figure was computed by the gap rules (gaps=carry): a rate over the account-days reporting both its parts. */
+  carryRules?: boolean
 }
 
 export interface ChartLine {

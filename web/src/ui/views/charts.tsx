@@ -6,8 +6,8 @@ import type { Period } from '../../model/period.js'
 import { analyticsExportArgs, dataStatusQuery, seriesQuery } from '../../model/queries.js'
 import { buildSeries, CHART_METRICS, type ChartMetric, type Line, type SeriesModel } from '../../model/series.js'
 import { platformName } from '../../model/platforms.js'
-import { drawnApart, type PointState } from '../../model/points.js'
-import { accountDays, inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
+import { drawnApart, stateOf } from '../../model/points.js'
+import { accountDays, carriedAccounts, inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
 import { DownloadCsv } from '../download-csv.js'
 import { LineChart, type PointWarning } from '../line-chart.js'
 import { useDataStatus, useSeries } from '../loads.js'
@@ -78,7 +78,10 @@ function warningOf (line: Line, at: number, metric: string, unit: 'day' | 'month
   const parts = [daysShort, why, missing === '' ? undefined : missing].filter((part): part is string => part !== undefined)
   const accountsMissing = status !== undefined && status.reported < status.expected
   const [reported, expected] = status?.metrics[metric] ?? [0, 0]
+  const carried = carriedAccounts(status, metric)
+  if (carried > 0) parts.push(`${carried} ${carried === 1 ? 'account' : 'accounts'} carried from its last report`)
   return {
+    carryRules: status?.gaps !== undefined,
     text: parts.join('; '),
     accountsMissing: accountsMissing || daysShort !== undefined,
     apart: drawnApart(unit, { accountsMissing, accountDays: days === undefined || days.expected === 0 ? undefined : days.reported / days.expected, metric: expected === 0 ? undefined : reported / expected }),
@@ -144,8 +147,7 @@ function ChartCard ({ metric, model, unit, period, accounts }: { metric: ChartMe
       line,
       values: line.values[metric],
       warnings,
-      // An incomplete point is cut out of the line: a sum (or a last value, or a rate) over fewer accounts is not a change.
-      states: warnings.map((warning): PointState => warning?.apart === true ? 'partial' : 'complete'),
+      states: model.x.map((_, at) => stateOf(kind, warnings[at], carriedAccounts(line.status[at], metric))),
     }
   }), [model, metric, own])
   const percent = kind === 'rate'
