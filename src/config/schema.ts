@@ -104,6 +104,33 @@ export const ConfigSchema = Type.Object({
      */
     retentionDays: fromEnv(Type.Integer({ minimum: 1, maximum: 3650, default: 90 }), { env: 'CHANGES_RETENTION_DAYS' }),
   }),
+  /** Bulk export jobs (docs/exports.md; docs/configuration.md). */
+  exports: Type.Object({
+    /** Folder of the export files on one machine; default: `exports` beside the SQLite file (or ./data/exports). */
+    dir: Type.Optional(fromEnv(Type.String({ minLength: 1 }), { env: 'EXPORT_DIR' })),
+    /** `s3://bucket/prefix`: keep the files in S3-compatible storage instead (every instance reaches it). */
+    s3Url: Type.Optional(fromEnv(Type.String({ pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$' }), { env: 'EXPORT_S3_URL', rule: 'look like s3://bucket or s3://bucket/prefix' })),
+    /** The S3-compatible server, e.g. http://127.0.0.1:9000 (path-style addressing); unset: AWS. */
+    s3Endpoint: Type.Optional(fromEnv(Type.String({ pattern: '^https?://' }), { env: 'EXPORT_S3_ENDPOINT', rule: 'start with http:// or https://' })),
+    s3Region: fromEnv(Type.String({ minLength: 1, default: 'us-east-1' }), { env: 'EXPORT_S3_REGION' }),
+    /** Credentials; unset: the AWS SDK's own chain (AWS_ACCESS_KEY_ID, instance roles, …). */
+    s3AccessKeyId: Type.Optional(fromEnv(Type.String({ minLength: 1 }), { env: 'EXPORT_S3_ACCESS_KEY_ID', secret: true })),
+    s3SecretAccessKey: Type.Optional(fromEnv(Type.String({ minLength: 1 }), { env: 'EXPORT_S3_SECRET_ACCESS_KEY', secret: true })),
+    /** Hours a finished job's files are kept; afterwards its files and manifest answer 410. */
+    retentionHours: fromEnv(Type.Integer({ minimum: 1, maximum: 8760, default: 72 }), { env: 'EXPORT_RETENTION_HOURS' }),
+    /** Jobs running at once over every instance sharing the database; more wait queued. */
+    concurrency: fromEnv(Type.Integer({ minimum: 1, maximum: 64, default: 2 }), { env: 'EXPORT_CONCURRENCY' }),
+    /** Jobs of one partner running at once. */
+    concurrencyPerPartner: fromEnv(Type.Integer({ minimum: 1, maximum: 64, default: 1 }), { env: 'EXPORT_CONCURRENCY_PER_PARTNER' }),
+    /** Rows per file at most (a month of `daily` is cut into parts past it). */
+    maxRowsPerFile: fromEnv(Type.Integer({ minimum: 1, maximum: 100_000_000, default: 1_000_000 }), { env: 'EXPORT_MAX_ROWS_PER_FILE' }),
+    /** Rows per job at most: a larger export fails with TOO_LARGE (narrow it by brand or period). */
+    maxRows: fromEnv(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 100_000_000 }), { env: 'EXPORT_MAX_ROWS' }),
+    /** A job running longer fails with TIMEOUT. */
+    timeLimitSeconds: fromEnv(Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }), { env: 'EXPORT_TIME_LIMIT_SECONDS' }),
+    /** DuckDB's memory for writing Parquet, MB (it spills to disk past it). */
+    parquetMemoryMb: fromEnv(Type.Integer({ minimum: 16, maximum: 65_536, default: 128 }), { env: 'EXPORT_PARQUET_MEMORY_MB' }),
+  }),
   /**
    * Worker processes `serve` runs on one port (docs/operations.md "Workers"): from WEB_CONCURRENCY
    * (an integer, or `auto` for the number of cores; src/config/load.ts), overridden by `serve --workers`.

@@ -23,6 +23,12 @@ export const ERROR_CODES = [
   'CURSOR_EXPIRED',
   /** Too many heavy reports already waiting (src/storage/heavy-reads.ts): try again after Retry-After. */
   'SERVICE_UNAVAILABLE',
+  /** An export job whose files are not there yet (queued, running, failed, cancelled). */
+  'EXPORT_NOT_READY',
+  /** An export job whose files the retention removed (EXPORT_RETENTION_HOURS): create it again. */
+  'EXPORT_EXPIRED',
+  /** A Range request no byte of the file satisfies. */
+  'RANGE_NOT_SATISFIABLE',
   'INTERNAL_SERVER_ERROR',
 ] as const
 

@@ -14,6 +14,7 @@ import { createAuthService, type AuthService } from './auth/auth.service.js'
 import { createHealthService, type HealthService } from './health.service.js'
 import { createImportService, type ImportService } from './import/import.service.js'
 import { createSyncsService, type SyncsService } from './import/syncs.service.js'
+import { createExportsServices, type ExportOptions, type ExportsServices } from './exports/index.js'
 import { createForegroundLoad, type ForegroundLoad } from './foreground-load.js'
 import { registerServiceMetrics } from './metrics/index.js'
 import { createPartnersService, type PartnersService } from './partners/me.service.js'
@@ -50,6 +51,8 @@ export interface ServiceDeps {
   metrics?: Registry
   /** The webhooks' resolver, replica hook and time limits (tests and the replicas' wiring set them). */
   webhooks?: WebhookOptions
+  /** The export worker's lease and poll (tests shorten them). */
+  exports?: ExportOptions
 }
 
 export interface Services {
@@ -73,6 +76,8 @@ export interface Services {
   changeRetention: ChangeRetention
   /** Webhook endpoints, deliveries and the delivery worker (started by `serve` only). */
   webhooks: WebhooksServices
+  /** Bulk export jobs, their files and the export worker (started by `serve` only). */
+  exports: ExportsServices
   /** How busy the API keeps the process; the webhook deliveries give way to it. */
   foreground: ForegroundLoad
   /** The wall clock the services and the routes read (ServiceDeps.now). */
@@ -117,6 +122,7 @@ export function createServices (deps: ServiceDeps): Services {
     changes: createChangesService({ store, retentionDays: config.changes.retentionDays, now, visibleThroughSyncId }),
     changeRetention: createChangeRetention({ store, retentionDays: config.changes.retentionDays, now }),
     webhooks,
+    exports: createExportsServices({ config, store, now, options: deps.exports }),
     foreground,
     now,
     metrics: deps.metrics,

@@ -218,6 +218,32 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null
 }
 
+/** A bulk export job (migration 2026_11_28_0000_export_jobs; docs/exports.md). */
+export interface ExportJobsTable {
+  export_id: string
+  user_id: string
+  dataset: string
+  format: string
+  compression: string
+  request: string
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+  rows_written: number
+  rows_estimate: number | null
+  error_code: string | null
+  error_message: string | null
+  files: string | null
+  sync_id: number | null
+  event_id: number | null
+  attempts: number
+  lease_until_ms: number | null
+  lease_token: string | null
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+  expires_at: string | null
+  expired: number
+}
+
 export interface Database {
   brands: BrandsTable
   accounts: AccountsTable
@@ -239,6 +265,7 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  export_jobs: ExportJobsTable
 }
 
 export type BrandRow = Selectable<BrandsTable>

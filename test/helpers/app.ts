@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../../src/config/schema.js'
 import { buildApp } from '../../src/http/app.js'
 import type { Clock } from '../../src/services/access-cache.js'
 import { createServices } from '../../src/services/index.js'
+import type { ExportOptions } from '../../src/services/exports/index.js'
 import type { WebhookOptions } from '../../src/services/webhooks/index.js'
 import { createCounterStore } from '../../src/storage/counters/index.js'
 import type { Store } from '../../src/storage/db.js'
@@ -36,18 +37,21 @@ export interface TestAppOptions {
   visibleThroughSyncId?: () => number | undefined
   /** The webhooks' resolver, replica hook and time limits (src/services/webhooks/index.ts). */
   webhooks?: WebhookOptions
+  /** The export worker's lease and poll (src/services/exports/index.ts). */
+  exports?: ExportOptions
 }
 
 /** The same, not yet ready, so a test can add routes of its own first. */
 export async function buildUnreadyTestApp (store: Store, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<FastifyInstance> {
-  const { clock, now, logs, visibleThroughSyncId, webhooks } = options
+  const { clock, now, logs, visibleThroughSyncId, webhooks, exports } = options
   const config = testConfig(logs === undefined ? env : { LOG_LEVEL: 'info', ...env })
   const counters = createCounterStore(config)
   const logging = logs === undefined ? { logger: false } : { logStream: logs.stream }
-  const app = await buildApp(config, { services: createServices({ config, store, counters, clock, now, visibleThroughSyncId, webhooks }), ...logging })
+  const app = await buildApp(config, { services: createServices({ config, store, counters, clock, now, visibleThroughSyncId, webhooks, exports }), ...logging })
   app.addHook('onClose', async () => {
     // A test may have started the webhook worker; it stops before the store goes.
     await app.services.webhooks.worker.stop(1000)
+    await app.services.exports.worker.stop(1000)
     await counters.close()
   })
   return app

@@ -1,5 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Dialect } from '../../src/storage/db.js'
+import type { ExportOptions } from '../../src/services/exports/index.js'
 import type { WebhookOptions } from '../../src/services/webhooks/index.js'
 import type { AggReport, DailyReport, MonthlyReport } from '../../src/http/schemas/analytics.schemas.js'
 import type { MeResponse } from '../../src/http/schemas/me.schemas.js'
@@ -60,6 +61,8 @@ export interface PartnerApiOptions {
   now?: () => number
   /** The webhooks' resolver, replica hook and time limits. */
   webhooks?: WebhookOptions
+  /** The export worker's lease and poll. */
+  exports?: ExportOptions
 }
 
 export async function openPartnerApi (dialect: Dialect, options: PartnerApiOptions): Promise<PartnerApi> {
@@ -67,7 +70,7 @@ export async function openPartnerApi (dialect: Dialect, options: PartnerApiOptio
   try {
     await options.seed?.(test)
     // Most tests send many requests: the rate limit is not what they test unless they say so.
-    const app = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', ...options.env }, { now: options.now, webhooks: options.webhooks })
+    const app = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', ...options.env }, { now: options.now, webhooks: options.webhooks, exports: options.exports })
     const partner = await createPartner(test.store, { brandIds: options.brandIds })
     const auth = bearer(await loginToken(app, partner))
     const get = async <Ok>(path: string, query: Query = {}, headers: Record<string, string> = auth): Promise<ApiResponse<Ok>> => {

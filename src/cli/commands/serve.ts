@@ -135,7 +135,10 @@ export async function startServer (io: CliIo, options: { worker?: boolean } = {}
   // The webhook worker starts stopping as the close begins, beside the draining requests, and has
   // stopped (within its own bound) before the store closes: its cut attempts give their leases back.
   let workerStopped: Promise<void> = Promise.resolve()
-  app.addHook('preClose', async () => { workerStopped = app.services.webhooks.worker.stop(WEBHOOK_STOP_GRACE_MS) })
+  // Running exports are given back queued (another instance, or this one restarted, runs them).
+  app.addHook('preClose', async () => {
+    workerStopped = Promise.all([app.services.webhooks.worker.stop(WEBHOOK_STOP_GRACE_MS), app.services.exports.worker.stop(WEBHOOK_STOP_GRACE_MS)]).then(() => {})
+  })
   app.addHook('onClose', async () => {
     // The background work first: it uses the store closed below.
     await services.changeRetention.stop()
@@ -189,6 +192,7 @@ export async function startServer (io: CliIo, options: { worker?: boolean } = {}
  */
 function startBackgroundWork (app: FastifyInstance, services: Services): void {
   services.webhooks.worker.start(app.log.child({ component: 'webhooks' }))
+  services.exports.worker.start(app.log.child({ component: 'exports' }))
   services.changeRetention.start({
     onPurged: (run) => app.log.info({ deleted: run.deleted, batches: run.batches }, 'change feed: expired events purged'),
     onError: (error) => app.log.error({ err: error }, 'change feed: purge failed; trying again at the next interval'),

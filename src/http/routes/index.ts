@@ -6,6 +6,8 @@ import { listChangesRoute } from './changes/list-changes.js'
 import { dashboardRoutes } from './dashboard/index.js'
 import { getDataStatusRoute } from './data-status/get-data-status.js'
 import { docsRoutes } from './docs/index.js'
+import { exportFileRoutes } from './exports/files.js'
+import { exportJobRoutes } from './exports/jobs.js'
 import { getMeRoute } from './me/get-me.js'
 import { getPostsRoute } from './posts/get-posts.js'
 import { reportsRoutes } from './reports/reports.js'
@@ -31,4 +33,6 @@ export async function registerRoutes (app: FastifyInstance): Promise<void> {
   await app.register(listChangesRoute)
   await app.register(webhookEndpointRoutes)
   await app.register(webhookDeliveryRoutes)
+  await app.register(exportJobRoutes)
+  await app.register(exportFileRoutes)
 }

@@ -9,6 +9,7 @@ import * as syncEvents from './2026_11_25_0100_sync_events.js'
 import * as changeFeedSyncIndex from './2026_11_25_0300_change_feed_sync_index.js'
 import * as webhooks from './2026_11_25_0400_webhooks.js'
 import * as monthlyEntryJson from './2026_11_25_0500_monthly_entry_json.js'
+import * as exportJobs from './2026_11_28_0000_export_jobs.js'
 
 /**
  * Every migration, by name. Listed statically (not read from the folder) so the same list works
@@ -25,4 +26,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026_11_25_0300_change_feed_sync_index': changeFeedSyncIndex,
   '2026_11_25_0400_webhooks': webhooks,
   '2026_11_25_0500_monthly_entry_json': monthlyEntryJson,
+  '2026_11_28_0000_export_jobs': exportJobs,
 }

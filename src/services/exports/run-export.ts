@@ -1,0 +1,205 @@
+import { mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { CompiledQuery } from 'kysely'
+import { formatUtcSeconds } from '../../domain/dates.js'
+import { datasetColumns, fileExtension, microsToDecimal, type ExportColumn, type ExportFile, type ExportRequest, type ExportRow } from '../../domain/exports.js'
+import { sortPlatforms, type PlatformCode } from '../../domain/platforms.js'
+import type { AnalyticsUpdatedData } from '../../domain/changes.js'
+import type { Store } from '../../storage/db.js'
+import {
+  accountCountQuery, accountRowsQuery, changedDailyRowsQuery, changedEventsQuery, dailyCountQuery, dailyRowsQuery, postCountQuery, postRowsQuery,
+  type ChangedAccount,
+} from '../../storage/exports/dataset-queries.js'
+import type { ExportFileStore } from '../../storage/exports/file-store.js'
+import { openFileWriter, type FileWriter, type ParquetEngine } from '../../storage/exports/file-writers.js'
+import { openSnapshot, SnapshotUnsupportedError, type ExportSnapshot } from '../../storage/exports/snapshot.js'
+
+/**
+ * Runs one export job (docs/exports.md): opens one snapshot, reads the dataset's rows in batches,
+ * writes them into files cut by month (daily, posts) or by EXPORT_MAX_ROWS_PER_FILE, and stores
+ * each finished file. Memory holds one batch and one file's writer at a time, whatever the size.
+ */
+
+/** A failure the job ends with, shown to the partner as the job's `error`. */
+export class ExportFailure extends Error {
+  constructor (readonly code: string, message: string) {
+    super(message)
+  }
+}
+
+export interface RunContext {
+  store: Store
+  files: ExportFileStore
+  parquet: ParquetEngine
+  maxRowsPerFile: number
+  maxRows: number
+  signal: AbortSignal
+  /** Called once the snapshot is open, before any row is read. */
+  onSnapshot: (snapshot: { syncId: number, eventId: number, rowsEstimate: number }) => Promise<void>
+  onRows: (rowsWritten: number) => void
+}
+
+export interface RunResult {
+  files: ExportFile[]
+  rows: number
+}
+
+const BATCH_ROWS = 2000
+/** analytics.updated events an incremental export reads at most (more: export in full again). */
+export const MAX_CHANGED_EVENTS = 20_000
+
+export async function runExport (ctx: RunContext, job: { exportId: string, userId: string, request: ExportRequest }): Promise<RunResult> {
+  const { request } = job
+  const columns = datasetColumns(request.dataset)
+  await ctx.files.removeAll(job.exportId)
+  await mkdir(ctx.files.stagingDir, { recursive: true })
+  let snapshot: ExportSnapshot
+  try {
+    snapshot = await openSnapshot(ctx.store)
+  } catch (error) {
+    if (error instanceof SnapshotUnsupportedError) throw new ExportFailure('STORE_UNSUPPORTED', error.message)
+    throw error
+  }
+  const files: ExportFile[] = []
+  let writer: { writer: FileWriter, name: string, rows: number } | undefined
+  let total = 0
+  try {
+    const db = ctx.store.db
+    const incremental = request.changedAfterEvent !== undefined
+    const countQuery = request.dataset === 'daily' ? dailyCountQuery(db, job.userId, request) : request.dataset === 'posts' ? postCountQuery(db, job.userId, request) : accountCountQuery(db, job.userId, request)
+    const [counted] = incremental ? [undefined] : await snapshot.all<{ rows: number | string }>(countQuery)
+    await ctx.onSnapshot({ syncId: snapshot.syncId, eventId: snapshot.lastEventId, rowsEstimate: Number(counted?.rows ?? 0) })
+
+    const source = incremental
+      ? changedDailyBatches(snapshot, db, job.userId, request)
+      : snapshot.batches(request.dataset === 'daily' ? dailyRowsQuery(db, job.userId, request) : request.dataset === 'posts' ? postRowsQuery(db, job.userId, request) : accountRowsQuery(db, job.userId, request), BATCH_ROWS)
+    const convert = converterOf(columns)
+    const partitionOf = incremental ? () => 'changes' : partitionerOf(request.dataset)
+    const parts = new Map<string, number>()
+    const extension = fileExtension(request.format, request.compression)
+
+    const close = async (): Promise<void> => {
+      if (writer === undefined) return
+      const done = await writer.writer.finish()
+      await ctx.files.put(`${job.exportId}/${writer.name}`, done.path)
+      files.push({ name: writer.name, rows: done.rows, bytes: done.bytes, sha256: done.sha256 })
+      writer = undefined
+    }
+    const open = async (partition: string): Promise<void> => {
+      const part = (parts.get(partition) ?? 0) + 1
+      parts.set(partition, part)
+      const base = partition === '' ? request.dataset : `${request.dataset}-${partition}`
+      const name = `${base}${part === 1 ? '' : `-${part}`}.${extension}`
+      const path = join(ctx.files.stagingDir, `${job.exportId}-${name}`)
+      writer = { writer: await openFileWriter({ format: request.format, compression: request.compression, columns, path, parquet: ctx.parquet }), name, rows: 0 }
+    }
+    let current: string | undefined
+    for await (const raw of source) {
+      ctx.signal.throwIfAborted()
+      let start = 0
+      const rows = raw.map(convert)
+      while (start < rows.length) {
+        const partition = partitionOf(rows[start] as ExportRow)
+        if (writer === undefined || partition !== current || writer.rows >= ctx.maxRowsPerFile) {
+          await close()
+          await open(partition)
+          current = partition
+        }
+        const open_ = writer as unknown as { writer: FileWriter, rows: number }
+        // The run of rows that stays in this file: same partition, within the file's size.
+        let end = start
+        const room = ctx.maxRowsPerFile - open_.rows
+        while (end < rows.length && end - start < room && partitionOf(rows[end] as ExportRow) === partition) end++
+        await open_.writer.write(rows.slice(start, end))
+        open_.rows += end - start
+        total += end - start
+        start = end
+        if (total > ctx.maxRows) throw new ExportFailure('TOO_LARGE', `The export holds more than ${ctx.maxRows} rows (EXPORT_MAX_ROWS): narrow it by brand_id, platform or period`)
+      }
+      ctx.onRows(total)
+    }
+    ctx.signal.throwIfAborted()
+    await close()
+    return { files, rows: total }
+  } catch (error) {
+    await (writer as { writer: FileWriter } | undefined)?.writer.abort().catch(() => {})
+    throw error
+  } finally {
+    await snapshot.close()
+  }
+}
+
+/** daily/posts: one file per month (of the date, of the publication time); accounts: one. */
+function partitionerOf (dataset: ExportRequest['dataset']): (row: ExportRow) => string {
+  if (dataset === 'accounts') return () => ''
+  // date is the daily row's first value; created_time the post's fifth.
+  const index = dataset === 'daily' ? 0 : 4
+  return (row) => String(row[index]).slice(0, 7)
+}
+
+function converterOf (columns: readonly ExportColumn[]): (raw: unknown[]) => ExportRow {
+  const kinds = columns.map((column) => column.type)
+  return (raw) => kinds.map((kind, index) => {
+    const value = raw[index]
+    if (value === null || value === undefined) return null
+    if (kind === 'BIGINT') return Number(value)
+    if (kind === 'DECIMAL(18,6)') return microsToDecimal(Number(value))
+    if (kind === 'TIMESTAMP') return formatUtcSeconds(value as string)
+    return String(value)
+  })
+}
+
+/**
+ * An incremental export's rows: the days that analytics.updated events after the cursor (through
+ * the snapshot's last event) name, account by account, each account's days merged.
+ */
+async function * changedDailyBatches (snapshot: ExportSnapshot, db: Store['db'], userId: string, request: ExportRequest): AsyncGenerator<unknown[][]> {
+  const events = await snapshot.all<{ event_id: number, data: string }>(
+    changedEventsQuery(db, userId, request, request.changedAfterEvent ?? 0, snapshot.lastEventId, MAX_CHANGED_EVENTS + 1))
+  if (events.length > MAX_CHANGED_EVENTS) {
+    throw new ExportFailure('TOO_MANY_CHANGES', `More than ${MAX_CHANGED_EVENTS} analytics.updated events since the cursor: export the dataset in full instead`)
+  }
+  const accounts = changedAccounts(events.map((event) => JSON.parse(event.data) as AnalyticsUpdatedData), request)
+  for (const account of accounts) {
+    const query: CompiledQuery = changedDailyRowsQuery(db, userId, request, account)
+    yield * snapshot.batches(query, BATCH_ROWS)
+  }
+}
+
+/** Each account's changed days, merged into runs, within the request's platforms, accounts and period. */
+export function changedAccounts (events: readonly AnalyticsUpdatedData[], request: ExportRequest): ChangedAccount[] {
+  const byAccount = new Map<string, ChangedAccount>()
+  for (const event of events) {
+    for (const account of event.accounts) {
+      if (request.platforms !== undefined && !request.platforms.includes(account.platform)) continue
+      if (request.accountIds !== undefined && !request.accountIds.includes(account.account_id)) continue
+      const key = `${account.platform}:${account.account_id}`
+      const entry = byAccount.get(key) ?? { platform: account.platform, accountId: account.account_id, ranges: [] }
+      byAccount.set(key, entry)
+      for (const range of account.dates) {
+        const since = request.since !== undefined && range.since < request.since ? request.since : range.since
+        const until = request.until !== undefined && range.until > request.until ? request.until : range.until
+        if (since <= until) entry.ranges.push({ since, until })
+      }
+    }
+  }
+  const order = new Map(sortPlatforms(new Set([...byAccount.values()].map((account) => account.platform))).map((platform, index) => [platform, index]))
+  return [...byAccount.values()]
+    .filter((account) => account.ranges.length > 0)
+    .map((account) => ({ ...account, ranges: mergeRanges(account.ranges) }))
+    .sort((a, b) => (order.get(a.platform as PlatformCode) ?? 0) - (order.get(b.platform as PlatformCode) ?? 0) || a.accountId - b.accountId)
+}
+
+function mergeRanges (ranges: Array<{ since: string, until: string }>): Array<{ since: string, until: string }> {
+  const sorted = [...ranges].sort((a, b) => a.since.localeCompare(b.since))
+  const merged: Array<{ since: string, until: string }> = []
+  for (const range of sorted) {
+    const last = merged.at(-1)
+    if (last !== undefined && range.since <= last.until) {
+      if (range.until > last.until) last.until = range.until
+    } else {
+      merged.push({ ...range })
+    }
+  }
+  return merged
+}

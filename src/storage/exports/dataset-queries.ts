@@ -1,0 +1,122 @@
+import { type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
+import { addDays } from '../../domain/dates.js'
+import type { ExportRequest } from '../../domain/exports.js'
+import type { DAILY_COUNT_METRICS } from '../../domain/metrics.js'
+import { REPORTED_METRICS } from '../../domain/metric-catalog.js'
+import type { PlatformCode } from '../../domain/platforms.js'
+import { POST_COUNT_METRICS, POST_TEXT_FIELDS } from '../../domain/post-fields.js'
+import type { Database } from '../database.js'
+
+/**
+ * The statements an export reads (compiled here, run on the job's snapshot: snapshot.ts). Each
+ * selects the dataset's columns in the order of src/domain/exports.ts, only rows of brands the
+ * partner is granted at the snapshot (the grants are read in the same statement, so a brand
+ * revoked before the job ran never appears), narrowed by the job's brands, platforms, accounts
+ * and period. Rows come ordered so that a file can be cut by month as they arrive.
+ */
+
+/** The account filter of one changed account: its days to export again. */
+export interface ChangedAccount {
+  platform: PlatformCode
+  accountId: number
+  ranges: Array<{ since: string, until: string }>
+}
+
+type AccountsEb = ExpressionBuilder<Database, 'accounts'>
+
+function scopeFilter (userId: string, request: ExportRequest) {
+  return (eb: AccountsEb) => eb.and([
+    eb('accounts.brand_id', 'in', eb.selectFrom('user_brands').select('user_brands.brand_id').where('user_brands.user_id', '=', userId)),
+    ...(request.brandIds === undefined ? [] : [eb('accounts.brand_id', 'in', request.brandIds)]),
+    ...(request.platforms === undefined ? [] : [eb('accounts.platform', 'in', request.platforms)]),
+    ...(request.accountIds === undefined ? [] : [eb('accounts.account_id', 'in', request.accountIds)]),
+  ])
+}
+
+/** The daily table's column of each reported metric of the catalogue, in catalogue order (revenue in micro-units). */
+const DAILY_METRIC_REFS = REPORTED_METRICS.map((name) => (name === 'revenue' ? 'd.revenue_micros' : `d.${name}`) as `d.${'revenue_micros' | (typeof DAILY_COUNT_METRICS)[number]}`)
+
+function dailyBase (db: Kysely<Database>, userId: string, request: ExportRequest) {
+  return db.selectFrom('daily_metrics as d')
+    .innerJoin('accounts', (join) => join.onRef('accounts.platform', '=', 'd.platform').onRef('accounts.account_id', '=', 'd.account_id'))
+    .where(scopeFilter(userId, request))
+    .$if(request.since !== undefined, (query) => query.where('d.date', '>=', request.since as string))
+    .$if(request.until !== undefined, (query) => query.where('d.date', '<=', request.until as string))
+}
+
+/** The daily rows of the job's scope, by date, brand, platform, account. */
+export function dailyRowsQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  return dailyBase(db, userId, request)
+    .select(['d.date', 'accounts.brand_id', 'd.platform', 'd.account_id', ...DAILY_METRIC_REFS])
+    .orderBy('d.date').orderBy('accounts.brand_id').orderBy('d.platform').orderBy('d.account_id')
+    .compile()
+}
+
+export function dailyCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  return dailyBase(db, userId, request).select((eb) => eb.fn.countAll().as('rows')).compile()
+}
+
+/** One changed account's daily rows on its changed days (an incremental export). */
+export function changedDailyRowsQuery (db: Kysely<Database>, userId: string, request: ExportRequest, account: ChangedAccount): CompiledQuery {
+  return dailyBase(db, userId, request)
+    .where('d.platform', '=', account.platform).where('d.account_id', '=', account.accountId)
+    .where((eb) => eb.or(account.ranges.map((range) => eb.and([eb('d.date', '>=', range.since), eb('d.date', '<=', range.until)]))))
+    .select(['d.date', 'accounts.brand_id', 'd.platform', 'd.account_id', ...DAILY_METRIC_REFS])
+    .orderBy('d.date')
+    .compile()
+}
+
+/** analytics.updated events after `afterEvent` through the snapshot's last, of granted brands, oldest first. */
+export function changedEventsQuery (db: Kysely<Database>, userId: string, request: ExportRequest, afterEvent: number, throughEvent: number, limit: number): CompiledQuery {
+  return db.selectFrom('change_events').select(['event_id', 'data'])
+    .where('type', '=', 'analytics.updated')
+    .where('event_id', '>', afterEvent).where('event_id', '<=', throughEvent)
+    .where('brand_id', 'in', (eb) => eb.selectFrom('user_brands').select('user_brands.brand_id').where('user_brands.user_id', '=', userId))
+    .$if(request.brandIds !== undefined, (query) => query.where('brand_id', 'in', request.brandIds as number[]))
+    .orderBy('event_id')
+    .limit(limit)
+    .compile()
+}
+
+const POST_METRIC_REFS = [...POST_COUNT_METRICS, 'revenue_micros' as const].map((column) => `p.${column}` as const)
+const POST_TEXT_REFS = POST_TEXT_FIELDS.map((column) => `p.${column}` as const)
+
+function postsBase (db: Kysely<Database>, userId: string, request: ExportRequest) {
+  return db.selectFrom('posts as p')
+    .innerJoin('accounts', (join) => join.onRef('accounts.platform', '=', 'p.platform').onRef('accounts.account_id', '=', 'p.account_id'))
+    .where(scopeFilter(userId, request))
+    .$if(request.since !== undefined, (query) => query.where('p.created_time', '>=', `${request.since as string}T00:00:00Z`))
+    .$if(request.until !== undefined, (query) => query.where('p.created_time', '<', `${addDays(request.until as string, 1)}T00:00:00Z`))
+}
+
+/** The posts of the job's scope, by publication time, platform, id. */
+export function postRowsQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  return postsBase(db, userId, request)
+    .select(['p.id', 'p.platform', 'p.account_id', 'accounts.brand_id', 'p.created_time', 'p.type', 'p.post_type', ...POST_TEXT_REFS, ...POST_METRIC_REFS])
+    .orderBy('p.created_time').orderBy('p.platform').orderBy('p.id')
+    .compile()
+}
+
+export function postCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  return postsBase(db, userId, request).select((eb) => eb.fn.countAll().as('rows')).compile()
+}
+
+function accountsBase (db: Kysely<Database>, userId: string, request: ExportRequest) {
+  return db.selectFrom('accounts')
+    .innerJoin('brands as b', 'b.brand_id', 'accounts.brand_id')
+    .leftJoin('account_coverage as c', (join) => join.onRef('c.platform', '=', 'accounts.platform').onRef('c.account_id', '=', 'accounts.account_id'))
+    .where(scopeFilter(userId, request))
+}
+
+/** The accounts of the job's scope with their coverage, by brand, platform, account. */
+export function accountRowsQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  return accountsBase(db, userId, request)
+    .select(['accounts.platform', 'accounts.account_id', 'accounts.brand_id', 'b.brand_name', 'accounts.account_name', 'accounts.network_id',
+      'accounts.storage_avatar', 'accounts.permalink', 'c.first_date', 'c.last_date', 'c.synced_at'])
+    .orderBy('accounts.brand_id').orderBy('accounts.platform').orderBy('accounts.account_id')
+    .compile()
+}
+
+export function accountCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  return accountsBase(db, userId, request).select((eb) => eb.fn.countAll().as('rows')).compile()
+}

@@ -1,0 +1,114 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import SqliteDatabase from 'better-sqlite3'
+import type { CompiledQuery } from 'kysely'
+import type pg from 'pg'
+import type { Store } from '../db.js'
+
+/**
+ * One consistent read of the whole store for an export (docs/exports.md "Consistency"): every
+ * statement of a job sees the data as of one moment, whatever imports commit meanwhile, and the
+ * sync and change event that moment follows. SQLite: a read transaction on a read-only connection
+ * of its own (WAL keeps it on its snapshot while writers commit; the serving connection is never
+ * held). PostgreSQL: a REPEATABLE READ READ ONLY transaction on a pooled connection, rows fetched
+ * through a server-side cursor. Rows come in batches, so memory does not follow the export's size.
+ */
+
+export interface ExportSnapshot {
+  /** The newest committed sync the snapshot holds (0: none yet). */
+  syncId: number
+  /** The newest change event the snapshot holds: the feed continues after it. */
+  lastEventId: number
+  /** Runs a statement, yielding its rows as arrays (in select order), `batchSize` at a time. */
+  batches: (query: CompiledQuery, batchSize: number) => AsyncGenerator<unknown[][]>
+  /** Runs a small statement, its rows as objects. */
+  all: <T>(query: CompiledQuery) => Promise<T[]>
+  close: () => Promise<void>
+}
+
+/** Thrown when the store cannot give an export its own snapshot (an in-memory SQLite database). */
+export class SnapshotUnsupportedError extends Error {}
+
+export async function openSnapshot (store: Store): Promise<ExportSnapshot> {
+  return store.dialect === 'sqlite' ? openSqliteSnapshot(store.sqlite) : await openPostgresSnapshot(store.pool)
+}
+
+const CLOCK = 'select last_sync_id, last_event_id from change_clock where singleton = 1'
+
+function clockOf (row: unknown): { syncId: number, lastEventId: number } {
+  const clock = row as { last_sync_id?: unknown, last_event_id?: unknown } | undefined
+  return { syncId: Number(clock?.last_sync_id ?? 0), lastEventId: Number(clock?.last_event_id ?? 0) }
+}
+
+function openSqliteSnapshot (serving: SqliteDatabase.Database): ExportSnapshot {
+  if (serving.memory) throw new SnapshotUnsupportedError('exports need a database file: an in-memory SQLite database has no second connection to read a snapshot on')
+  const sqlite = new SqliteDatabase(serving.name, { readonly: true, fileMustExist: true })
+  sqlite.pragma('busy_timeout = 5000')
+  sqlite.exec('begin')
+  // The first read fixes the snapshot.
+  const { syncId, lastEventId } = clockOf(sqlite.prepare(CLOCK).get())
+  return {
+    syncId,
+    lastEventId,
+    async * batches (query, batchSize) {
+      const iterator = sqlite.prepare(query.sql).raw(true).iterate(...(query.parameters as unknown[]))
+      let batch: unknown[][] = []
+      for (const row of iterator) {
+        batch.push(row as unknown[])
+        if (batch.length >= batchSize) {
+          yield batch
+          batch = []
+          // The connection is ours alone: between batches the event loop serves requests.
+          await yieldToLoop()
+        }
+      }
+      if (batch.length > 0) yield batch
+    },
+    all: async <T>(query: CompiledQuery) => sqlite.prepare(query.sql).all(...(query.parameters as unknown[])) as T[],
+    close: async () => {
+      if (!sqlite.open) return
+      if (sqlite.inTransaction) sqlite.exec('commit')
+      sqlite.close()
+    },
+  }
+}
+
+async function openPostgresSnapshot (pool: pg.Pool): Promise<ExportSnapshot> {
+  const client = await pool.connect()
+  let cursors = 0
+  let closed = false
+  try {
+    await client.query('begin isolation level repeatable read read only')
+    const { syncId, lastEventId } = clockOf((await client.query(CLOCK)).rows[0])
+    return {
+      syncId,
+      lastEventId,
+      async * batches (query, batchSize) {
+        const name = `export_rows_${++cursors}`
+        await client.query({ text: `declare ${name} no scroll cursor for ${query.sql}`, values: query.parameters as unknown[] })
+        try {
+          for (;;) {
+            const result = await client.query<unknown[]>({ text: `fetch ${batchSize} from ${name}`, rowMode: 'array' })
+            if (result.rows.length > 0) yield result.rows
+            if (result.rows.length < batchSize) break
+          }
+        } finally {
+          await client.query(`close ${name}`).catch(() => {})
+        }
+      },
+      all: async <T>(query: CompiledQuery) => (await client.query({ text: query.sql, values: query.parameters as unknown[] })).rows as T[],
+      close: async () => {
+        if (closed) return
+        closed = true
+        try {
+          await client.query('commit')
+          client.release()
+        } catch (error) {
+          client.release(error as Error)
+        }
+      },
+    }
+  } catch (error) {
+    client.release(error as Error)
+    throw error
+  }
+}

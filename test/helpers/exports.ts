@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import { parse as parseCsv } from 'csv-parse/sync'
+import type { FastifyInstance } from 'fastify'
+import { parquetReadObjects } from 'hyparquet'
+import { compressors } from 'hyparquet-compressors'
+import type { ExportJob, ExportManifest } from '../../src/http/schemas/exports.schemas.js'
+
+/**
+ * What the export tests share: a folder of their own for the files, creating a job and waiting
+ * for it (bounded), downloading files, and reading them back with readers independent of the
+ * writer (hyparquet for Parquet, csv-parse for CSV, JSON.parse for NDJSON) into plain rows:
+ * dates and timestamps as text, integers and decimals as numbers, NULL as null.
+ */
+
+export function exportDir (): string {
+  return mkdtempSync(join(tmpdir(), 'pa-exports-'))
+}
+
+export type PlainRow = Record<string, string | number | null>
+
+export interface Reply<T> { status: number, body: T, headers: Record<string, unknown> }
+
+export async function postExport (app: FastifyInstance, auth: Record<string, string>, body: Record<string, unknown>): Promise<Reply<ExportJob & Record<string, unknown>>> {
+  const response = await app.inject({ method: 'POST', url: '/exports', headers: auth, payload: body })
+  return { status: response.statusCode, body: response.json(), headers: response.headers }
+}
+
+export async function getJob (app: FastifyInstance, auth: Record<string, string>, id: string): Promise<ExportJob> {
+  const response = await app.inject({ method: 'GET', url: `/exports/${id}`, headers: auth })
+  assert.equal(response.statusCode, 200, response.body)
+  return response.json()
+}
+
+/** Polls the job until it has one of `statuses` (30 s at most). */
+export async function waitForJob (app: FastifyInstance, auth: Record<string, string>, id: string, statuses: readonly string[] = ['succeeded', 'failed', 'cancelled'], timeoutMs = 30_000): Promise<ExportJob> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const job = await getJob(app, auth, id)
+    if (statuses.includes(job.status)) return job
+    if (Date.now() > deadline) assert.fail(`export ${id} still ${job.status} after ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+export async function getManifest (app: FastifyInstance, auth: Record<string, string>, id: string): Promise<ExportManifest> {
+  const response = await app.inject({ method: 'GET', url: `/exports/${id}/manifest`, headers: auth })
+  assert.equal(response.statusCode, 200, response.body)
+  return response.json()
+}
+
+export async function download (app: FastifyInstance, auth: Record<string, string>, url: string, headers: Record<string, string> = {}): Promise<{ status: number, bytes: Buffer, headers: Record<string, unknown> }> {
+  const response = await app.inject({ method: 'GET', url, headers: { ...auth, ...headers } })
+  return { status: response.statusCode, bytes: response.rawPayload, headers: response.headers }
+}
+
+function plain (value: unknown): string | number | null {
+  if (value === null || value === undefined) return null
+  if (typeof value === 'bigint') return Number(value)
+  if (value instanceof Date) return value.toISOString().endsWith('T00:00:00.000Z') && value.getUTCHours() === 0 ? value.toISOString().slice(0, 10) : value.toISOString().slice(0, 19) + 'Z'
+  return value as string | number
+}
+
+/** A file's rows, read by a reader independent of the writer; `types` tells text columns from numbers (CSV). */
+export async function readRows (bytes: Buffer, format: string, compression: string, types: Record<string, string>): Promise<PlainRow[]> {
+  if (format === 'parquet') {
+    const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
+    const rows = await parquetReadObjects({ file, compressors })
+    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([name, value]) => [name, types[name] === 'TIMESTAMP' && value instanceof Date ? value.toISOString().slice(0, 19) + 'Z' : plain(value)])))
+  }
+  const text = (compression === 'gzip' ? gunzipSync(bytes) : bytes).toString('utf8')
+  if (format === 'ndjson') return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PlainRow)
+  const records = parseCsv(text, { columns: true, cast: false }) as Array<Record<string, string>>
+  return records.map((record) => Object.fromEntries(Object.entries(record).map(([name, value]) => {
+    if (value === '') return [name, null]
+    const type = types[name] ?? 'VARCHAR'
+    return [name, type === 'BIGINT' || type.startsWith('DECIMAL') ? Number(value) : value]
+  })))
+}
