@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../../src/config/load.js'
 import type { ResolvedConfig } from '../../src/config/schema.js'
@@ -11,9 +13,12 @@ import type { Store } from '../../src/storage/db.js'
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
-/** The configuration tests start from: defaults of docs/configuration.md plus a fixed JWT secret. */
+/** Where export files go in tests that do not name a folder (one per test process, never the repository's data/). */
+export const TEST_EXPORT_DIR = join(tmpdir(), `pa-test-exports-${process.pid}`)
+
+/** The configuration tests start from: defaults of docs/configuration.md plus a fixed JWT secret and TEST_EXPORT_DIR. */
 export function testConfig (env: Record<string, string> = {}): ResolvedConfig {
-  return { ...loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, ...env }), jwtSecret: env.JWT_SECRET ?? TEST_JWT_SECRET }
+  return { ...loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, EXPORT_DIR: TEST_EXPORT_DIR, ...env }), jwtSecret: env.JWT_SECRET ?? TEST_JWT_SECRET }
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
@@ -8,6 +9,10 @@ import type { FastifyInstance } from 'fastify'
 import { parquetReadObjects } from 'hyparquet'
 import { compressors } from 'hyparquet-compressors'
 import type { ExportJob, ExportManifest } from '../../src/http/schemas/exports.schemas.js'
+import { generateExportId } from '../../src/services/exports/exports.service.js'
+import type { Store } from '../../src/storage/db.js'
+import { insertExportJob } from '../../src/storage/exports/export-jobs.repository.js'
+import { TEST_EXPORT_DIR } from './app.js'
 
 /**
  * What the export tests share: a folder of their own for the files, creating a job and waiting
@@ -79,4 +84,44 @@ export async function readRows (bytes: Buffer, format: string, compression: stri
     const type = types[name] ?? 'VARCHAR'
     return [name, type === 'BIGINT' || type.startsWith('DECIMAL') ? Number(value) : value]
   })))
+}
+
+export const EXPORT_FILE_NAME = 'daily-2026-01.csv'
+
+/**
+ * A succeeded export of the user with one small CSV file, in TEST_EXPORT_DIR (where an app built
+ * by the test helpers keeps its files): for walks over the route table that need an export id.
+ */
+export async function insertSucceededExport (store: Store, userId: string): Promise<string> {
+  const exportId = generateExportId()
+  const content = Buffer.from('date,brand_id\r\n2026-01-01,1\r\n')
+  mkdirSync(join(TEST_EXPORT_DIR, exportId), { recursive: true })
+  writeFileSync(join(TEST_EXPORT_DIR, exportId, EXPORT_FILE_NAME), content)
+  const now = new Date().toISOString().slice(0, 19) + 'Z'
+  const file = { name: EXPORT_FILE_NAME, rows: 1, bytes: content.length, sha256: createHash('sha256').update(content).digest('hex') }
+  await insertExportJob(store.db, {
+    export_id: exportId,
+    user_id: userId,
+    dataset: 'daily',
+    format: 'csv',
+    compression: 'none',
+    request: JSON.stringify({ dataset: 'daily', format: 'csv', compression: 'none' }),
+    status: 'succeeded',
+    rows_written: 1,
+    rows_estimate: 1,
+    error_code: null,
+    error_message: null,
+    files: JSON.stringify([file]),
+    sync_id: 0,
+    event_id: 0,
+    attempts: 1,
+    lease_until_ms: null,
+    lease_token: null,
+    created_at: now,
+    started_at: now,
+    finished_at: now,
+    expires_at: '2999-01-01T00:00:00Z',
+    expired: 0,
+  })
+  return exportId
 }

@@ -5,6 +5,7 @@ import type { WorkerLog } from '../../src/services/webhooks/attempt.js'
 import { recordEvents, takeChangeNumbers } from '../../src/storage/changes/change-log.repository.js'
 import { insertTestDelivery } from '../../src/storage/webhooks/delivery-log.repository.js'
 import type { Store } from '../../src/storage/db.js'
+import { insertSucceededExport, EXPORT_FILE_NAME } from '../helpers/exports.js'
 import { bearer, createPartner, loginToken } from '../helpers/partners.js'
 import { insertEnabledEndpoint } from '../helpers/webhook-endpoints.js'
 
@@ -60,6 +61,7 @@ export async function deliveryLog (app: FastifyInstance, auth: { authorization: 
  * and `:delivery_id` a pending delivery of it.
  */
 export async function concreteWebhookPath (store: Store, userId: string, url: string): Promise<string> {
+  if (url.startsWith('/exports/:id')) return url.replace(':id', await insertSucceededExport(store, userId)).replace(':name', EXPORT_FILE_NAME)
   if (!url.includes(':id')) return url
   const endpointId = await insertEnabledEndpoint(store.db, { userId, url: 'https://93.184.216.34/hook', events: ['brand.updated'] })
   let path = url.replace(':id', endpointId)
@@ -77,6 +79,7 @@ export async function concreteWebhookPath (store: Store, userId: string, url: st
 /** A body each webhook route accepts (POST /webhooks needs a URL; a public address needs no resolver). */
 export function acceptedBody (method: string, url: string): Record<string, unknown> | undefined {
   if (method === 'POST' && url === '/webhooks') return { url: 'https://93.184.216.34/hook' }
+  if (method === 'POST' && url === '/exports') return { dataset: 'daily' }
   if (method === 'PATCH') return { description: 'changed' }
   return undefined
 }

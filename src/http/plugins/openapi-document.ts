@@ -65,6 +65,9 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   429: 'RATE_LIMIT_EXCEEDED: wait Retry-After seconds',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE: too many large reports are waiting; retry after Retry-After seconds',
+  206: 'Partial content: the range asked',
+  304: 'Not modified: If-None-Match names this file',
+  416: 'RANGE_NOT_SATISFIABLE: no byte of the range exists',
 }
 
 const LOGIN_DESCRIPTIONS: Record<string, string> = {

@@ -72,6 +72,28 @@ Object.assign(OPERATION_ERROR_EXAMPLES.redeliverWebhookDelivery ?? {}, {
   409: { ...webhookDisabled, underWay: { summary: 'An attempt is under way', value: errorExample(409, 'CONFLICT', 'Delivery dlv_1042 is being attempted right now; try again once the attempt is over') } },
 })
 
+const exportNotFound = { notFound: { summary: 'No export of yours has this id', value: errorExample(404, 'NOT_FOUND', 'Export exp_7Hq2mK9vX4nB8pL1tR6wZs3Y not found') } }
+const exportNotReady = { notReady: { summary: 'The job has not succeeded (yet)', value: errorExample(409, 'EXPORT_NOT_READY', 'Export exp_7Hq2mK9vX4nB8pL1tR6wZs3Y is running: its files exist once it has succeeded') } }
+const exportExpired = {
+  expired: {
+    summary: 'The retention removed the files: create the export again',
+    value: errorExample(410, 'EXPORT_EXPIRED', 'Export exp_7Hq2mK9vX4nB8pL1tR6wZs3Y\'s files were removed at 2026-11-24T12:00:00Z (kept EXPORT_RETENTION_HOURS after it finished): create the export again'),
+  },
+}
+for (const id of ['createExport', 'listExports', 'getExport', 'deleteExport', 'getExportManifest', 'downloadExportFile']) {
+  OPERATION_ERROR_EXAMPLES[id] = { 403: userDisabledOnly, ...(id === 'createExport' || id === 'listExports' ? {} : { 404: exportNotFound }) }
+}
+Object.assign(OPERATION_ERROR_EXAMPLES.createExport ?? {}, {
+  403: PROTECTED_ERROR_EXAMPLES[403],
+  404: PROTECTED_ERROR_EXAMPLES[404],
+  410: { cursorExpired: { summary: 'changed_since_cursor older than the change feed keeps', value: errorExample(410, 'CURSOR_EXPIRED', 'The change feed no longer holds the events after this cursor (CHANGES_RETENTION_DAYS): export the dataset in full again') } },
+  422: { compression: validation(['body', 'compression'], 'parquet files are compressed with zstd or snappy', 'compression_format', { format: 'parquet' }) },
+})
+for (const id of ['getExportManifest', 'downloadExportFile']) Object.assign(OPERATION_ERROR_EXAMPLES[id] ?? {}, { 409: exportNotReady, 410: exportExpired })
+Object.assign(OPERATION_ERROR_EXAMPLES.downloadExportFile ?? {}, {
+  416: { beyondEnd: { summary: 'No byte of the range exists (Content-Range: bytes */SIZE)', value: errorExample(416, 'RANGE_NOT_SATISFIABLE', 'The file has 1024 bytes: no byte of range bytes=2048- exists') } },
+})
+
 /** POST /auth/login's own error examples (it is public, so no token errors). */
 export const LOGIN_ERROR_EXAMPLES: Record<string, Record<string, Example>> = {
   401: {
