@@ -7,7 +7,7 @@ import { CursorParam, DateParam, StringEnum } from './params.schemas.js'
 
 /** The export routes' requests and answers (docs/exports.md; docs/api-reference.md "Exports"). */
 
-const Ids = (what: string) => Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: `${what}; at most 100` })
+const Ids = (what: string) => Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 100, description: `${what}; at most 100 (duplicates collapse)` })
 
 export const CreateExportBody = Type.Object({
   dataset: StringEnum(EXPORT_DATASETS, { title: 'dataset', description: 'daily: one row per account and day; posts: one row per post; accounts: the accounts with their coverage' }),
