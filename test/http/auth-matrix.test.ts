@@ -118,9 +118,8 @@ for (const dialect of DIALECTS) {
           const first = await limited.inject({ ...request(route), headers })
           const second = await limited.inject({ ...request(route), headers })
           const third = await limited.inject({ ...request(route), headers })
-        'DELETE /exports/:id', 'DELETE /webhooks/:id', 'GET /analytics', 'GET /analytics/', 'GET /changes', 'GET /data-status', 'GET /exports', 'GET /exports/:id',
-        'GET /exports/:id/files/:name', 'GET /exports/:id/manifest', 'GET /me', 'GET /posts', 'GET /posts/',
-        'GET /reports', 'GET /webhooks', 'GET /webhooks/:id', 'GET /webhooks/:id/deliveries', 'PATCH /webhooks/:id', 'POST /exports', 'POST /reports', 'POST /webhooks',
+          // Counted whatever the answer: a route with an id of nobody's answers 404, an empty body (or a report without metrics) 422 (then 429 all the same).
+          const allowed = route.endsWith(' /reports') || route === 'POST /webhooks' || route === 'POST /exports' ? 422 : route.startsWith('GET') && !route.includes(':') ? 200 : 404
           assert.deepEqual([first.statusCode, second.statusCode, third.statusCode], [allowed, allowed, 429], route)
           assert.deepEqual([first.headers['x-ratelimit-remaining-minutely'], second.headers['x-ratelimit-remaining-minutely'], third.headers['x-ratelimit-remaining-minutely']], ['1', '0', '0'], route)
           const body = third.json()
