@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3'
 import type pg from 'pg'
-import { METRIC_LIST, ROLLUP_METRICS, rawSums } from './columns.js'
+import { METRIC_LIST, ROLLUP_METRICS, rawContribution, rawSums } from './columns.js'
 import { BRAND_DAY_COLUMNS, groupRowOf, type BrandDayRenderer } from './group-rows.js'
 
 /**
@@ -166,12 +166,7 @@ export async function refreshPostgresReadModel (client: pg.PoolClient, touched: 
       having count(*) > 0) s`)
 
   await client.query('delete from brand_daily b using touched_bm t where b.brand_id = t.brand_id and b.date between t.month and t.last_day')
-  await client.query(`insert into brand_daily (brand_id, date, ${METRIC_LIST})
-    select t.brand_id, s.* from touched_bm t cross join lateral (
-      select d.date, ${RAW_SUMS}
-      from accounts a join daily_metrics d on d.platform = a.platform and d.account_id = a.account_id and d.date between t.month and t.last_day
-      where a.brand_id = t.brand_id group by d.date) s`)
-  await renderPostgresBrandDays(client, render)
+  await writePostgresBrandDays(client, render)
 
   await client.query('delete from brand_monthly b using touched_bm t where b.brand_id = t.brand_id and b.month = t.month')
   await client.query(`insert into brand_monthly (brand_id, month, ${METRIC_LIST})
@@ -209,12 +204,18 @@ async function renderPostgresBrandMonths (client: pg.PoolClient, render: BrandDa
   }
 }
 
+/** A brand-day's sums from its account-days (raw rows `d`), each as the bigint its brand_daily column is, named m0, m1, … */
+const BRAND_DAY_SUMS = ROLLUP_METRICS.map((metric, index) => `(${metric === 'rows_count' ? 'count(*)' : `sum(${rawContribution(metric)})`})::bigint as m${index}`).join(', ')
+const BRAND_DAY_SUMS_SELECTED = ROLLUP_METRICS.map((_, index) => `s.m${index}`).join(', ')
+
 /**
- * Renders the entry of every brand-day of touched_bm, a page of brand-months (BRAND_MONTH_PAGE,
- * about 6,000 brand-days, a few MB) per round trip, read by keyset so that memory stays flat
- * whatever the number of brand-months the import touched.
+ * Sums every brand-day of touched_bm from the raw rows and writes it once, with its rendered entry
+ * (brand_daily.entry_json): a page of brand-months (BRAND_MONTH_PAGE, about 6,000 brand-days, a
+ * few MB) per round trip, read by keyset so that memory stays flat whatever the number of
+ * brand-months the import touched. The sums are read, rendered here and inserted with their
+ * entry in one statement — not inserted, read back and updated, which wrote every row twice.
  */
-async function renderPostgresBrandDays (client: pg.PoolClient, render: BrandDayRenderer): Promise<void> {
+async function writePostgresBrandDays (client: pg.PoolClient, render: BrandDayRenderer): Promise<void> {
   let after: [string, string] | undefined
   for (;;) {
     const { rows: batch } = await client.query<[string, string, string]>({
@@ -225,14 +226,24 @@ async function renderPostgresBrandDays (client: pg.PoolClient, render: BrandDayR
     if (batch.length === 0) return
     const last = batch[batch.length - 1] as [string, string, string]
     after = [last[0], last[1]]
+    // In REPORT_COLUMNS order (date, brand, 0, the metrics), as groupRowOf reads a brand_daily row.
     const { rows: days } = await client.query<unknown[]>({
-      text: `select ${BRAND_DAY_COLUMNS} from unnest($1::bigint[], $2::date[], $3::date[]) as t (brand_id, month, last_day)
-        join brand_daily b on b.brand_id = t.brand_id and b.date between t.month and t.last_day`,
+      text: `select s.date, t.brand_id, 0, ${BRAND_DAY_SUMS_SELECTED} from unnest($1::bigint[], $2::date[], $3::date[]) as t (brand_id, month, last_day)
+        cross join lateral (select d.date, ${BRAND_DAY_SUMS}
+          from accounts a join daily_metrics d on d.platform = a.platform and d.account_id = a.account_id and d.date between t.month and t.last_day
+          where a.brand_id = t.brand_id group by d.date) s`,
       values: [batch.map((row) => row[0]), batch.map((row) => row[1]), batch.map((row) => row[2])],
       rowMode: 'array',
     })
-    await client.query(`update brand_daily b set entry_json = v.entry_json
-      from unnest($1::bigint[], $2::date[], $3::text[]) as v (brand_id, date, entry_json)
-      where b.brand_id = v.brand_id and b.date = v.date`, [days.map((day) => day[1]), days.map((day) => day[0]), days.map((day) => render(groupRowOf(day)))])
+    if (days.length === 0) continue
+    const rows = days.map((day) => {
+      const row: Record<string, unknown> = { brand_id: day[1], date: day[0] }
+      ROLLUP_METRICS.forEach((metric, index) => { row[metric] = day[3 + index] })
+      row.entry_json = render(groupRowOf(day))
+      return row
+    })
+    await client.query(`insert into brand_daily (brand_id, date, ${METRIC_LIST}, entry_json)
+      select r.brand_id, r.date, ${ROLLUP_METRICS.map((metric) => `r.${metric}`).join(', ')}, r.entry_json
+      from json_populate_recordset(null::brand_daily, $1::json) r`, [JSON.stringify(rows)])
   }
 }
