@@ -5,6 +5,7 @@ import type { ResolvedConfig } from '../../config/schema.js'
 import { CommandError } from '../errors.js'
 import { EXIT, type CliIo } from '../io.js'
 import { humanLogStream } from '../log-format.js'
+import { resetHandoffsOnExit } from './handoffs.js'
 import { RestartPolicy } from './restart-policy.js'
 
 /**
@@ -47,6 +48,8 @@ export async function startCluster (io: CliIo, options: ClusterOptions): Promise
     // The environment the command was given (tests pass their own), not only this process's.
     const worker = cluster.fork(io.env)
     alive.add(worker)
+    // A connection being handed to it when it dies is reset, not left open in this process (handoffs.ts).
+    resetHandoffsOnExit(worker, (count) => log.warn({ worker_pid: worker.process.pid, connections: count }, 'connections being handed to the dead worker were reset'))
     return worker
   }
 
