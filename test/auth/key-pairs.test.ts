@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { ACCESS_CACHE_TTL_MS } from '../../src/services/access-cache.js'
-import { createCredential, revokeCredential, rotateCredentials } from '../../src/services/users/users.service.js'
+import { createCredential, graceEndOf, revokeCredential, rotateCredentials } from '../../src/services/users/users.service.js'
 import { buildTestApp, testClock } from '../helpers/app.js'
 import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, loginToken, type TestPartner } from '../helpers/partners.js'
@@ -71,6 +71,21 @@ for (const dialect of DIALECTS) {
       clock.advance(ACCESS_CACHE_TTL_MS + 1)
       assert.deepEqual(await me(oldToken), { status: 401, code: 'TOKEN_INVALID' })
       assert.deepEqual(await me(newToken), { status: 200, code: undefined })
+    })
+
+    it('rotate with a grace period: its end is rounded up to the second, so the old pair works the whole period', () => {
+      assert.equal(graceEndOf(Date.parse('2026-11-28T10:00:00.900Z'), 12), '2026-11-28T10:00:13Z')
+      assert.equal(graceEndOf(Date.parse('2026-11-28T10:00:00.001Z'), 12), '2026-11-28T10:00:13Z')
+      assert.equal(graceEndOf(Date.parse('2026-11-28T10:00:00.000Z'), 12), '2026-11-28T10:00:12Z')
+    })
+
+    it('rotate with a grace period: the stored end is at least the period away', async () => {
+      const partner = await createPartner(test.store, { brandIds: [1] })
+      const asked = Date.now()
+      await rotateCredentials(test.store.db, partner.userId, 12)
+      const row = await test.store.db.selectFrom('credentials').select('revoked_at').where('client_key', '=', partner.clientKey).executeTakeFirstOrThrow()
+      const end = new Date(row.revoked_at as unknown as string).getTime()
+      assert.ok(end - asked >= 12_000, `ends ${new Date(end).toISOString()}, asked at ${new Date(asked).toISOString()}`)
     })
 
     it('rotate without a grace period: the old pair stops at once at login, its tokens within the bound', async () => {

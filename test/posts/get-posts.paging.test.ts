@@ -97,6 +97,24 @@ for (const dialect of DIALECTS) {
       }
     })
 
+    it('refuses any other spelling of a cursor it issued: padding or a stray character added, the last character\'s unused bits set', async () => {
+      await importPosts(test, SAME_DAY)
+      const query = { since: '2026-11-02', until: '2026-11-02' }
+      const cursor = (await client.get({ ...query, limit: '2' })).body.next_cursor as string
+      const [payload, mac] = cursor.split('.') as [string, string]
+      // A 32-byte MAC is 43 characters, the last holding 2 bits that say nothing: set the lowest.
+      const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+      const last = ALPHABET.indexOf(mac.at(-1) as string)
+      const flipped = `${mac.slice(0, -1)}${ALPHABET[last ^ 1] as string}`
+      assert.deepEqual(Buffer.from(flipped, 'base64url'), Buffer.from(mac, 'base64url'), 'the flipped spelling decodes to the same bytes')
+      for (const bad of [`${cursor}=`, `${cursor}!`, `${payload}=.${mac}`, `${payload}.${flipped}`]) {
+        const response = await client.get({ ...query, limit: '2', cursor: bad })
+        assert.equal(response.status, 422, bad)
+        assert.deepEqual(response.body.detail, [{ loc: ['query', 'cursor'], msg: response.body.detail[0].msg, type: 'cursor_invalid', ctx: {} }])
+      }
+      assert.equal((await client.get({ ...query, limit: '2', cursor })).status, 200, 'the cursor as issued still reads')
+    })
+
     it('returns every post that matched at the start exactly once, as it was then, while imports insert, update and delete between pages', async () => {
       // p1..p8 on 2026-11-05, interactions 80, 70, …, 10.
       await importPosts(test, Array.from({ length: 8 }, (_, k) => tiktokPost(`p${k + 1}`, 80 - 10 * k, '2026-11-05T12:00:00Z')))

@@ -1,10 +1,17 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
+/** Whether `text` is exactly what Buffer#toString('base64url') writes for some bytes (no padding, no other characters, unused bits 0). */
+function isCanonicalBase64url (text: string): boolean {
+  return /^[A-Za-z0-9_-]*$/.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text
+}
+
 /**
  * Opaque, tamper-evident paging cursors bound to the query that produced them (docs/api-reference.md "GET /me",
  * §6, §7). A cursor is `base64url(payload JSON) + "." + base64url(HMAC-SHA256)`, where the MAC
  * covers the purpose (me, analytics, posts), the normalised query and the payload. Any edit, a
- * cursor from another endpoint, or one replayed with other parameters fails to decode.
+ * cursor from another endpoint, or one replayed with other parameters fails to decode, and so does
+ * any other spelling of a cursor it issued (padding or a stray character added, a last character's
+ * unused bits set): one cursor, one text.
  */
 export class CursorCodec {
   private readonly key: Buffer
@@ -25,7 +32,11 @@ export class CursorCodec {
     const dot = cursor.indexOf('.')
     if (dot <= 0 || cursor.length > 2048) return undefined
     const body = cursor.slice(0, dot)
-    const presented = Buffer.from(cursor.slice(dot + 1), 'base64url')
+    const mac = cursor.slice(dot + 1)
+    // Only the one spelling encode() writes: Node's decoder skips characters outside the alphabet
+    // (`=`, `!`) and ignores a last character's unused bits, so other spellings would decode too.
+    if (!isCanonicalBase64url(body) || !isCanonicalBase64url(mac)) return undefined
+    const presented = Buffer.from(mac, 'base64url')
     const expected = this.mac(body, binding)
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined
     try {

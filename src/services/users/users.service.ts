@@ -163,6 +163,15 @@ export async function revokeBrands (db: Kysely<Database>, userId: string, brandI
 }
 
 /**
+ * When a grace period of `graceSeconds` from `nowMs` ends, to the second as stored: rounded up, so
+ * the old pair works at least the whole period (12 s asked at 10:00:00.900 ends 10:00:13, not
+ * 10:00:12, 11.1 s later).
+ */
+export function graceEndOf (nowMs: number, graceSeconds: number): string {
+  return formatUtcSeconds(Math.ceil((nowMs + graceSeconds * 1000) / 1000) * 1000)
+}
+
+/**
  * Issues a new key pair and ends the live ones: at once, or, with a grace period, the newest
  * live pair keeps working until then (so clients can switch over) and any other stops now.
  * Refused with a grace period when the user already holds MAX_LIVE_KEY_PAIRS live pairs: which
@@ -174,7 +183,7 @@ export async function rotateCredentials (db: Kysely<Database>, userId: string, g
     const at = now()
     const live = await listLiveCredentialsOfUser(trx, userId, at)
     if (graceSeconds > 0 && live.length >= MAX_LIVE_KEY_PAIRS) throw tooManyLivePairs(userId, live)
-    const graceEnd = formatUtcSeconds(Date.parse(at) + graceSeconds * 1000)
+    const graceEnd = graceEndOf(Date.now(), graceSeconds)
     const replaced = live.map((credential) => {
       // With a grace period there is one live pair: it works on until the grace ends, or until
       // its own end if an earlier rotation already set a sooner one.
