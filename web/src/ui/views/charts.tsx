@@ -75,11 +75,11 @@ function warningOf (line: Line, at: number, metric: string, unit: 'day' | 'month
   const daysShort = days !== undefined && days.reported < days.expected ? monthShortfall(days) : undefined
   if (why === undefined && daysShort === undefined) return undefined
   const missing = missingText(accounts, line, x, period)
-  const parts = [daysShort, why, missing === '' ? undefined : missing].filter((part): part is string => part !== undefined)
+  const carried = carriedAccounts(status, metric)
+  const carriedText = carried > 0 ? `${carried} ${carried === 1 ? 'account' : 'accounts'} carried from ${carried === 1 ? 'its' : 'their'} last report` : undefined
+  const parts = [daysShort, why, carriedText, missing === '' ? undefined : missing].filter((part): part is string => part !== undefined)
   const accountsMissing = status !== undefined && status.reported < status.expected
   const [reported, expected] = status?.metrics[metric] ?? [0, 0]
-  const carried = carriedAccounts(status, metric)
-  if (carried > 0) parts.push(`${carried} ${carried === 1 ? 'account' : 'accounts'} carried from its last report`)
   return {
     carryRules: status?.gaps !== undefined,
     text: parts.join('; '),
