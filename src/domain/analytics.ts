@@ -1,3 +1,4 @@
+import { addDays } from './dates.js'
 import type { PlatformCode } from './platforms.js'
 import type { Period } from './period.js'
 import type { SUMMED_METRICS } from './metrics.js'
@@ -127,6 +128,24 @@ interface ReportBase {
   brandIds: number[]
   /** Set when exactly one brand_id was given. */
   singleBrandId: number | undefined
+  /** include=status: how far the scope's data reaches (DataThrough); undefined without it. */
+  through?: DataThrough | undefined
+}
+
+/**
+ * include=status, on the envelope: the last day any account in scope has a row for (null: none),
+ * and the part of the period after it, not yet synced (null when the period ends on or before it).
+ */
+export interface DataThrough {
+  dataThrough: string | null
+  notSynced: { since: string, until: string } | null
+}
+
+/** The part of a period after the last day with data (all of it when there is none). */
+export function throughOf (period: Period, dataThrough: string | null): DataThrough {
+  if (dataThrough !== null && dataThrough >= period.until) return { dataThrough, notSynced: null }
+  const since = dataThrough === null || dataThrough < period.since ? period.since : addDays(dataThrough, 1)
+  return { dataThrough, notSynced: { since, until: period.until } }
 }
 
 /**

@@ -198,5 +198,29 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(gaps.views, { carried: 0, missing: [{ platform: 'ig', account_id: 11, days: 1 }] })
       assert.deepEqual(gaps.reach, { carried: 0, missing: [{ platform: 'fb', account_id: 10, days: 1 }, { platform: 'ig', account_id: 11, days: 1 }] })
     })
+
+    it('marks a period reaching past the data as not synced, and counts none of those days', async () => {
+      // The data ends 2026-04-02; the period runs to 2026-04-30 (as a future until would).
+      const query = { type: 'agg', brand_id: '1', since: '2026-03-30', until: '2026-04-30' }
+      const zero = await api.analytics({ ...query, include: 'status' })
+      const carry = await api.analytics({ ...query, include: 'status', gaps: 'carry' })
+      for (const body of [zero.body, carry.body]) {
+        assert.equal(body.data_through, '2026-04-02')
+        assert.deepEqual(body.not_synced, { since: '2026-04-03', until: '2026-04-30' })
+        assert.equal(body.until, '2026-04-30', 'the period is kept as asked')
+        // Account-days expected stop at each account's last row: fb 10 4 days, ig 11 2026-03-31 … 2026-04-02.
+        assert.equal(body.data[0]?.accounts_expected, 7)
+      }
+      // The contract's posts_per_day divides 9 posts by 32 days; by the gap rules each account's posts per day it reported: 6/4 + 3/2.
+      assert.equal(zero.body.data[0]?.posts_per_day, 0.28)
+      assert.equal(carry.body.data[0]?.posts_per_day, 3)
+      assert.equal(carry.body.data[0]?.followers, 5030 + 810)
+      // Without include=status the envelope is the contract's.
+      const plain = await api.analytics(query)
+      assert.equal('data_through' in plain.body, false)
+      assert.equal('not_synced' in plain.body, false)
+      const inside = await api.analytics({ ...query, until: '2026-04-02', include: 'status' })
+      assert.equal(inside.body.not_synced, null)
+    })
   })
 }

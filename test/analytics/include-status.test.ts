@@ -101,6 +101,12 @@ for (const dialect of DIALECTS) {
           for (const field of STATUS_FIELDS) Reflect.deleteProperty(entry, field)
           entries++
         }
+        // The envelope ends with how far the scope's data reaches.
+        const envelope = body as Body & Record<string, unknown>
+        assert.deepEqual(Object.keys(envelope).slice(-2), ['data_through', 'not_synced'])
+        assert.deepEqual({ data_through: envelope.data_through, not_synced: envelope.not_synced }, model.through(q), JSON.stringify(q))
+        Reflect.deleteProperty(envelope, 'data_through')
+        Reflect.deleteProperty(envelope, 'not_synced')
         // Without its status members, the page is the page served without include, byte for byte (its cursor too).
         assert.equal(JSON.stringify(body), plain[index], JSON.stringify(q))
       }

@@ -101,6 +101,14 @@ export class StatusOracle {
     }
   }
 
+  /** include=status's envelope members: the scope's last day with a row, and the period's days after it. */
+  through (q: OracleQuery): { data_through: string | null, not_synced: { since: string, until: string } | null } {
+    const lasts = this.scoped(q).map((a) => this.coverage.get(`${a.platform}:${a.account_id}`)?.last).filter((last): last is string => last !== undefined)
+    const last = lasts.length === 0 ? null : lasts.reduce((a, b) => a > b ? a : b)
+    if (last !== null && last >= q.until) return { data_through: last, not_synced: null }
+    return { data_through: last, not_synced: { since: last === null || last < q.since ? q.since : addDays(last, 1), until: q.until } }
+  }
+
   /** GET /data-status's entries for a valid scope and period, in the documented order. */
   dataStatus (q: Pick<OracleQuery, 'brandIds' | 'accountIds' | 'platforms' | 'since' | 'until'>): Array<Record<string, unknown>> {
     const accounts = [...this.scoped(q)].sort((a, b) => a.brand_id - b.brand_id || ORDER.indexOf(a.platform) - ORDER.indexOf(b.platform) || a.account_id - b.account_id)

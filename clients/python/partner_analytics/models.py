@@ -467,6 +467,10 @@ class DailyReport(Table):
     brand_id: Optional[int] = None
     #: Present only when another page exists: pass it as cursor
     next_cursor: Optional[str] = None
+    #: include=status: the last day any account in scope has data for; null when none has any
+    data_through: Optional[_dt.date] = None
+    #: include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it
+    not_synced: Optional[DailyReportNotSynced] = None
 
 
 def parse_daily_report(raw: Any) -> DailyReport:
@@ -481,6 +485,8 @@ def parse_daily_report(raw: Any) -> DailyReport:
         brand_ids=value["brand_ids"],
         brand_id=value.get("brand_id"),
         next_cursor=value.get("next_cursor"),
+        data_through=(None if value["data_through"] is None else to_date(value["data_through"])) if value.get("data_through") is not None else None,
+        not_synced=(None if value["not_synced"] is None else parse_daily_report_not_synced(value["not_synced"])) if value.get("not_synced") is not None else None,
     )
 
 
@@ -585,6 +591,10 @@ class MonthlyReport(Table):
     brand_ids: List[int]
     #: When exactly one brand_id was given
     brand_id: Optional[int] = None
+    #: include=status: the last day any account in scope has data for; null when none has any
+    data_through: Optional[_dt.date] = None
+    #: include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it
+    not_synced: Optional[MonthlyReportNotSynced] = None
 
 
 def parse_monthly_report(raw: Any) -> MonthlyReport:
@@ -598,6 +608,8 @@ def parse_monthly_report(raw: Any) -> MonthlyReport:
         platforms=value["platforms"],
         brand_ids=value["brand_ids"],
         brand_id=value.get("brand_id"),
+        data_through=(None if value["data_through"] is None else to_date(value["data_through"])) if value.get("data_through") is not None else None,
+        not_synced=(None if value["not_synced"] is None else parse_monthly_report_not_synced(value["not_synced"])) if value.get("not_synced") is not None else None,
     )
 
 
@@ -734,6 +746,10 @@ class AggReport(Table):
     brand_ids: List[int]
     #: When exactly one brand_id was given
     brand_id: Optional[int] = None
+    #: include=status: the last day any account in scope has data for; null when none has any
+    data_through: Optional[_dt.date] = None
+    #: include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it
+    not_synced: Optional[AggReportNotSynced] = None
 
 
 def parse_agg_report(raw: Any) -> AggReport:
@@ -748,6 +764,8 @@ def parse_agg_report(raw: Any) -> AggReport:
         platforms=value["platforms"],
         brand_ids=value["brand_ids"],
         brand_id=value.get("brand_id"),
+        data_through=(None if value["data_through"] is None else to_date(value["data_through"])) if value.get("data_through") is not None else None,
+        not_synced=(None if value["not_synced"] is None else parse_agg_report_not_synced(value["not_synced"])) if value.get("not_synced") is not None else None,
     )
 
 
@@ -1590,6 +1608,23 @@ def parse_agg_report_aggregates(raw: Any) -> AggReportAggregates:
     return cast(AggReportAggregates, value)
 
 
+class AggReportNotSynced(TypedDict):
+    """The AggReportNotSynced object of the API."""
+
+    #: YYYY-MM-DD
+    since: _dt.date
+    #: YYYY-MM-DD
+    until: _dt.date
+
+
+def parse_agg_report_not_synced(raw: Any) -> AggReportNotSynced:
+    """One AggReportNotSynced from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "AggReportNotSynced", ("since", "until"))
+    value["since"] = to_date(value["since"])
+    value["until"] = to_date(value["until"])
+    return cast(AggReportNotSynced, value)
+
+
 class AnalyticsUpdatedDataAccountsItem(TypedDict):
     """The AnalyticsUpdatedDataAccountsItem object of the API."""
 
@@ -1605,6 +1640,23 @@ def parse_analytics_updated_data_accounts_item(raw: Any) -> AnalyticsUpdatedData
     value = record(raw, "AnalyticsUpdatedDataAccountsItem", ("platform", "account_id", "dates"))
     value["dates"] = [parse_date_range(item0) for item0 in value["dates"]]
     return cast(AnalyticsUpdatedDataAccountsItem, value)
+
+
+class DailyReportNotSynced(TypedDict):
+    """The DailyReportNotSynced object of the API."""
+
+    #: YYYY-MM-DD
+    since: _dt.date
+    #: YYYY-MM-DD
+    until: _dt.date
+
+
+def parse_daily_report_not_synced(raw: Any) -> DailyReportNotSynced:
+    """One DailyReportNotSynced from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "DailyReportNotSynced", ("since", "until"))
+    value["since"] = to_date(value["since"])
+    value["until"] = to_date(value["until"])
+    return cast(DailyReportNotSynced, value)
 
 
 class MetricDescriptionAdditive(TypedDict):
@@ -1689,6 +1741,23 @@ def parse_metric_gaps_missing_item(raw: Any) -> MetricGapsMissingItem:
     """One MetricGapsMissingItem from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
     value = record(raw, "MetricGapsMissingItem", ("platform", "account_id", "days"))
     return cast(MetricGapsMissingItem, value)
+
+
+class MonthlyReportNotSynced(TypedDict):
+    """The MonthlyReportNotSynced object of the API."""
+
+    #: YYYY-MM-DD
+    since: _dt.date
+    #: YYYY-MM-DD
+    until: _dt.date
+
+
+def parse_monthly_report_not_synced(raw: Any) -> MonthlyReportNotSynced:
+    """One MonthlyReportNotSynced from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "MonthlyReportNotSynced", ("since", "until"))
+    value["since"] = to_date(value["since"])
+    value["until"] = to_date(value["until"])
+    return cast(MonthlyReportNotSynced, value)
 
 
 class PostsUpdatedDataAccountsItem(TypedDict):

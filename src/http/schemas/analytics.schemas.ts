@@ -183,17 +183,29 @@ const envelopeTail = {
   brand_id: Type.Optional(Type.Integer({ description: 'When exactly one brand_id was given' })),
 }
 
+/** include=status, last on every envelope: how far the data reaches (docs/api-reference.md "Completeness"). */
+const throughMembers = {
+  data_through: Type.Optional(Type.Union([DateMember('YYYY-MM-DD'), Type.Null()], {
+    description: 'include=status: the last day any account in scope has data for; null when none has any',
+  })),
+  not_synced: Type.Optional(Type.Union([Type.Object({ since: DateMember('YYYY-MM-DD'), until: DateMember('YYYY-MM-DD') }), Type.Null()], {
+    description: 'include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it',
+  })),
+}
+
 export const DailyReport = component('DailyReport', Type.Object({
   data: Type.Array(DailyEntry),
   total: Type.Integer({ description: 'Entries on this page (at most 20)' }),
   ...envelopeTail,
   next_cursor: Type.Optional(Type.String({ description: 'Present only when another page exists: pass it as cursor' })),
+  ...throughMembers,
 }))
 
 export const MonthlyReport = component('MonthlyReport', Type.Object({
   data: Type.Array(MonthlyEntry),
   total: Type.Integer({ description: 'Entries (every month of the period)' }),
   ...envelopeTail,
+  ...throughMembers,
 }))
 
 export const AggReport = component('AggReport', Type.Object({
@@ -204,6 +216,7 @@ export const AggReport = component('AggReport', Type.Object({
     average: AggregateFigures,
   }, { description: 'Sums of the entries\' figures, and those sums divided by the number of entries' }),
   ...envelopeTail,
+  ...throughMembers,
 }))
 
 /** The documented 200 body: one of the three reports, by `type`. */

@@ -7,7 +7,7 @@ import { findBrandNames } from '../../storage/repositories/account-lookup.reposi
 import { computeAggregates } from './aggregates.js'
 import { entryJson, toEntry, type EntryInput } from './entries.js'
 import { carriedEntry, entryGaps, readCarriedFigures } from './carry.js'
-import { readEntryStatuses } from './entry-status.js'
+import { readDataThrough, readEntryStatuses } from './entry-status.js'
 import { createReportCache, type ReportCache } from './report-cache.js'
 
 /**
@@ -80,7 +80,8 @@ export function createAnalyticsService (deps: { store: Store, cache?: ReportCach
   async function report (store: Store, scope: Scope, request: AnalyticsRequest): Promise<AnalyticsReport> {
     const reader = readerOf(store)
     const grouping = groupingOf(request, scope)
-    const base = { period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId }
+    const through = request.withStatus === true ? await readDataThrough(store, scope, request.period) : undefined
+    const base = { period: request.period, platforms: request.platforms, brandIds: scope.brandIds, singleBrandId: scope.singleBrandId, through }
     // A user with no brands has nothing to read (and `in ()` is not valid SQL).
     const empty = scope.brandIds.length === 0
 

@@ -1,10 +1,11 @@
-import type { EntryKey, EntryStatus, Grouping, ReportType } from '../../domain/analytics.js'
+import { throughOf, type DataThrough, type EntryKey, type EntryStatus, type Grouping, type ReportType } from '../../domain/analytics.js'
 import { lastDayOfMonth } from '../../domain/dates.js'
 import { REPORTED_METRICS } from '../../domain/metric-catalog.js'
 import type { Period } from '../../domain/period.js'
 import { PLATFORM_CODES } from '../../domain/platforms.js'
 import type { Scope } from '../../domain/scope.js'
 import type { Store } from '../../storage/db.js'
+import { buildDataThroughQuery } from '../../storage/queries/account-days.query.js'
 import { buildEntryStatusQuery, type StatusCountRow, type StatusWindow } from '../../storage/queries/entry-status.query.js'
 import { readRows } from '../../storage/queries/status-sql.js'
 import { platformFieldsFor } from './metrics.js'
@@ -73,4 +74,11 @@ export async function readEntryStatuses (store: Store, input: StatusInput): Prom
   })
   const rows = new Map((await readRows<StatusCountRow>(store, query, heavy)).map((row) => [keyOf(row), row]))
   return keys.map((key) => statusOf(report, metricsOf(report, key, grouping), rows.get(keyOf(key))))
+}
+
+/** include=status on the envelope: the scope's last day with data, and the part of the period after it. */
+export async function readDataThrough (store: Store, scope: Scope, period: Period): Promise<DataThrough> {
+  if (scope.brandIds.length === 0) return throughOf(period, null)
+  const [row] = await readRows<{ last: string | null }>(store, buildDataThroughQuery(store.db, scope), false)
+  return throughOf(period, row?.last ?? null)
 }

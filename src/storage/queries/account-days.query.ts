@@ -76,3 +76,10 @@ export function buildDayRowsQuery (db: Kysely<Database>, input: AccountDaysQuery
     from accounts a inner join daily_metrics d on d.platform = a.platform and d.account_id = a.account_id
     where ${condition} and d.date >= ${typed(dialect, from, 'date')} and d.date <= ${typed(dialect, to, 'date')}`.compile(db)
 }
+
+/** The last day any account of the scope has a row for (`last`, null when none). */
+export function buildDataThroughQuery (db: Kysely<Database>, scope: Scope): CompiledQuery<{ last: string | null }> {
+  return sql<{ last: string | null }>`select max(c.last_date) as last
+    from accounts a inner join account_coverage c on c.platform = a.platform and c.account_id = a.account_id
+    where ${accountsInScope(scope)}`.compile(db)
+}

@@ -575,6 +575,21 @@ export interface components {
             brand_id?: number;
             /** @description Present only when another page exists: pass it as cursor */
             next_cursor?: string;
+            /** @description include=status: the last day any account in scope has data for; null when none has any */
+            data_through?: string | null;
+            /** @description include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it */
+            not_synced?: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                since: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                until: string;
+            } | null;
         };
         MonthlyEntry: {
             /** @description YYYY-MM */
@@ -658,6 +673,21 @@ export interface components {
             brand_ids: number[];
             /** @description When exactly one brand_id was given */
             brand_id?: number;
+            /** @description include=status: the last day any account in scope has data for; null when none has any */
+            data_through?: string | null;
+            /** @description include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it */
+            not_synced?: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                since: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                until: string;
+            } | null;
         };
         AggEntry: {
             /** @description Platform code, when platform was given or split_by_platform=true */
@@ -760,6 +790,21 @@ export interface components {
             brand_ids: number[];
             /** @description When exactly one brand_id was given */
             brand_id?: number;
+            /** @description include=status: the last day any account in scope has data for; null when none has any */
+            data_through?: string | null;
+            /** @description include=status: the days of the period after data_through (not yet synced, or in the future: never counted as missing), or null when the period ends on or before it */
+            not_synced?: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                since: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                until: string;
+            } | null;
         };
         BareDetailBody: {
             detail: string;

@@ -85,5 +85,7 @@ function envelopeOf (report: AggAnalyticsReport): Record<string, unknown> {
     platforms: report.platforms ?? 'all',
     brand_ids: report.brandIds,
     brand_id: report.singleBrandId,
+    data_through: report.through?.dataThrough,
+    not_synced: report.through?.notSynced,
   }
 }

@@ -14,6 +14,7 @@ export function reportJson (report: DailyAnalyticsReport | MonthlyAnalyticsRepor
     `,"platforms":${JSON.stringify(report.platforms ?? 'all')},"brand_ids":${JSON.stringify(report.brandIds)}`
   if (report.singleBrandId !== undefined) body += `,"brand_id":${report.singleBrandId}`
   if (nextCursor !== undefined) body += `,"next_cursor":${JSON.stringify(nextCursor)}`
+  if (report.through !== undefined) body += `,"data_through":${JSON.stringify(report.through.dataThrough)},"not_synced":${JSON.stringify(report.through.notSynced)}`
   return body + '}'
 }
 
