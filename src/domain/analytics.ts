@@ -86,6 +86,9 @@ export interface EntryStatus {
   accounts_reported: number
   metrics_reported: Record<string, number>
   metrics_expected: Record<string, number>
+  /** Monthly entries: the month's account-days inside the accounts' coverages, and those with a row. */
+  account_days_expected?: number
+  account_days_reported?: number
   /** gaps=carry only: per metric, accounts carried and accounts missing (EntryGaps). */
   gaps?: EntryGaps
 }

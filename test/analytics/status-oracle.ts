@@ -72,6 +72,7 @@ export class StatusOracle {
     let accountsExpected = 0
     let accountsReported = 0
     let accountDaysExpected = 0
+    let accountDaysReported = 0
     const reported: Record<string, number> = Object.fromEntries(metrics.map((metric) => [metric, 0]))
     const expected: Record<string, number> = Object.fromEntries(metrics.map((metric) => [metric, 0]))
     for (const account of group) {
@@ -90,6 +91,7 @@ export class StatusOracle {
           if (row[metric === 'revenue' ? 'revenue_micros' : metric] !== null) reported[metric] = (reported[metric] ?? 0) + 1
         }
       }
+      accountDaysReported += days
       if (days > 0) accountsReported++
       if (q.type === 'agg') accountsReported += days - 1
     }
@@ -98,6 +100,7 @@ export class StatusOracle {
       accounts_reported: accountsReported,
       metrics_reported: reported,
       metrics_expected: expected,
+      ...(q.type === 'monthly' ? { account_days_expected: accountDaysExpected, account_days_reported: accountDaysReported } : {}),
     }
   }
 

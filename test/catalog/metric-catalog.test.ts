@@ -18,7 +18,7 @@ import { DIALECTS } from '../helpers/stores.js'
  */
 
 const METADATA = new Set(['date', 'month', 'platform', 'brand_id', 'account_id', 'account_name', 'name', 'network_id', 'storage_avatar', 'permalink'])
-const STATUS = new Set(['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected', 'gaps'])
+const STATUS = new Set(['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected', 'account_days_expected', 'account_days_reported', 'gaps'])
 const SCHEMAS = { daily: DailyEntry, monthly: MonthlyEntry, agg: AggEntry } as const
 
 const metricFields = (fields: string[]): string[] => fields.filter((field) => !METADATA.has(field) && !STATUS.has(field))

@@ -61,6 +61,12 @@ OPERATIONS: Dict[str, Operation] = {
     "testWebhook": Operation("POST", "/webhooks/{id}/test", ()),
     "listWebhookDeliveries": Operation("GET", "/webhooks/{id}/deliveries", ("status", "limit", "cursor")),
     "redeliverWebhookDelivery": Operation("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver", ()),
+    "createExport": Operation("POST", "/exports", ()),
+    "listExports": Operation("GET", "/exports", ("limit", "cursor")),
+    "getExport": Operation("GET", "/exports/{id}", ()),
+    "deleteExport": Operation("DELETE", "/exports/{id}", ()),
+    "getExportManifest": Operation("GET", "/exports/{id}/manifest", ()),
+    "downloadExportFile": Operation("GET", "/exports/{id}/files/{name}", ()),
 }
 
 
@@ -554,6 +560,10 @@ class MonthlyEntry(_MonthlyEntryRequired, total=False):
     accounts_reported: int
     metrics_reported: MetricCounts
     metrics_expected: MetricCounts
+    #: include=status: account-days of the month (inside the period) inside the coverage of each account of the group, summed
+    account_days_expected: int
+    #: include=status: those account-days with data
+    account_days_reported: int
     #: include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it
     gaps: Dict[str, MetricGaps]
 
@@ -1541,6 +1551,168 @@ def parse_delivery_page(raw: Any) -> DeliveryPage:
     )
 
 
+class ExportFile(TypedDict):
+    """The ExportFile object of the API."""
+
+    #: e.g. daily-2026-01.parquet (daily and posts: one file per month, split past EXPORT_MAX_ROWS_PER_FILE rows)
+    name: str
+    rows: int
+    bytes: int
+    #: SHA-256 of the file's bytes, hex; also its ETag
+    sha256: str
+    #: Download path (Range and If-None-Match honoured)
+    url: str
+
+
+def parse_export_file(raw: Any) -> ExportFile:
+    """One ExportFile from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportFile", ("name", "rows", "bytes", "sha256", "url"))
+    return cast(ExportFile, value)
+
+
+@dataclass(frozen=True)
+class ExportJob:
+    """The ExportJob answer of the API."""
+
+    #: `exp_` + 24 characters
+    id: str
+    #: queued → running → succeeded | failed | cancelled
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled"]
+    dataset: Literal["daily", "posts", "accounts"]
+    format: Literal["parquet", "csv", "ndjson"]
+    compression: Literal["gzip", "none", "zstd", "snappy"]
+    #: null: from each account's first day
+    since: Optional[_dt.date]
+    #: null: through each account's last day
+    until: Optional[_dt.date]
+    #: Brands asked, ascending; null: every brand accessible when the job runs
+    brand_ids: Optional[List[int]]
+    account_ids: Optional[List[int]]
+    #: Platform codes asked, canonical order; null: every platform
+    platforms: Optional[List[str]]
+    #: The cursor of an incremental export; null for a full one
+    changed_since_cursor: Optional[str]
+    #: When the job was created
+    created_at: _dt.datetime
+    #: When it first started
+    started_at: Optional[_dt.datetime]
+    #: When it ended
+    finished_at: Optional[_dt.datetime]
+    #: When its files are removed (EXPORT_RETENTION_HOURS after it ended); then 410
+    expires_at: Optional[_dt.datetime]
+    progress: ExportJobProgress
+    error: Optional[ExportJobError]
+    #: Once succeeded (and until its files expire); null otherwise
+    files: Optional[List[ExportFile]]
+
+
+def parse_export_job(raw: Any) -> ExportJob:
+    """One ExportJob from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportJob", ("id", "status", "dataset", "format", "compression", "since", "until", "brand_ids", "account_ids", "platforms", "changed_since_cursor", "created_at", "started_at", "finished_at", "expires_at", "progress", "error", "files"))
+    return ExportJob(
+        id=value["id"],
+        status=value["status"],
+        dataset=value["dataset"],
+        format=value["format"],
+        compression=value["compression"],
+        since=(None if value["since"] is None else to_date(value["since"])),
+        until=(None if value["until"] is None else to_date(value["until"])),
+        brand_ids=value["brand_ids"],
+        account_ids=value["account_ids"],
+        platforms=value["platforms"],
+        changed_since_cursor=value["changed_since_cursor"],
+        created_at=to_datetime(value["created_at"]),
+        started_at=(None if value["started_at"] is None else to_datetime(value["started_at"])),
+        finished_at=(None if value["finished_at"] is None else to_datetime(value["finished_at"])),
+        expires_at=(None if value["expires_at"] is None else to_datetime(value["expires_at"])),
+        progress=parse_export_job_progress(value["progress"]),
+        error=(None if value["error"] is None else parse_export_job_error(value["error"])),
+        files=(None if value["files"] is None else [parse_export_file(item0) for item0 in value["files"]]),
+    )
+
+
+@dataclass(frozen=True)
+class ExportList(Table):
+    """The ExportList answer of the API."""
+
+    #: Newest first
+    data: List[ExportJob]
+    #: Pass as cursor for the next page; null on the last page
+    next_cursor: Optional[str]
+
+
+def parse_export_list(raw: Any) -> ExportList:
+    """One ExportList from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportList", ("data", "next_cursor"))
+    return ExportList(
+        data=[parse_export_job(item0) for item0 in value["data"]],
+        next_cursor=value["next_cursor"],
+    )
+
+
+class ExportColumn(TypedDict):
+    """The ExportColumn object of the API."""
+
+    name: str
+    #: Parquet's logical type; CSV and NDJSON write the same values as text and JSON
+    type: Literal["DATE", "TIMESTAMP", "BIGINT", "DECIMAL(18,6)", "VARCHAR"]
+    nullable: bool
+    #: From the metric catalogue (GET /catalog/metrics); null for keys and names
+    unit: Optional[Literal["count", "currency", "ratio"]]
+    description: str
+
+
+def parse_export_column(raw: Any) -> ExportColumn:
+    """One ExportColumn from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportColumn", ("name", "type", "nullable", "unit", "description"))
+    return cast(ExportColumn, value)
+
+
+@dataclass(frozen=True)
+class ExportManifest:
+    """The ExportManifest answer of the API."""
+
+    export_id: str
+    dataset: Literal["daily", "posts", "accounts"]
+    format: Literal["parquet", "csv", "ndjson"]
+    compression: Literal["gzip", "none", "zstd", "snappy"]
+    #: Raised when a column changes meaning or type (a new metric adds a column without raising it)
+    schema_version: int
+    schema: ExportManifestSchema
+    files: List[ExportFile]
+    rows: int
+    #: The newest import the export holds (0: none)
+    sync_id: int
+    #: A GET /changes cursor positioned exactly at the export's snapshot: the events it yields are the changes the files do not hold
+    changes_cursor: str
+    #: When the job was created
+    created_at: _dt.datetime
+    #: When it succeeded
+    finished_at: _dt.datetime
+    #: When the files are removed
+    expires_at: _dt.datetime
+
+
+def parse_export_manifest(raw: Any) -> ExportManifest:
+    """One ExportManifest from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportManifest", ("export_id", "dataset", "format", "compression", "schema_version", "schema", "files", "rows", "sync_id", "changes_cursor", "created_at", "finished_at", "expires_at"))
+    return ExportManifest(
+        export_id=value["export_id"],
+        dataset=value["dataset"],
+        format=value["format"],
+        compression=value["compression"],
+        schema_version=value["schema_version"],
+        schema=parse_export_manifest_schema(value["schema"]),
+        files=[parse_export_file(item0) for item0 in value["files"]],
+        rows=value["rows"],
+        sync_id=value["sync_id"],
+        changes_cursor=value["changes_cursor"],
+        created_at=to_datetime(value["created_at"]),
+        finished_at=to_datetime(value["finished_at"]),
+        expires_at=to_datetime(value["expires_at"]),
+    )
+
+
 class WebhookTestData(TypedDict):
     """The WebhookTestData object of the API."""
 
@@ -1657,6 +1829,47 @@ def parse_daily_report_not_synced(raw: Any) -> DailyReportNotSynced:
     value["since"] = to_date(value["since"])
     value["until"] = to_date(value["until"])
     return cast(DailyReportNotSynced, value)
+
+
+class ExportJobError(TypedDict):
+    """The ExportJobError object of the API."""
+
+    #: FORBIDDEN, TOO_LARGE, TIMEOUT, TOO_MANY_CHANGES, STORE_UNSUPPORTED or INTERNAL
+    code: str
+    message: str
+
+
+def parse_export_job_error(raw: Any) -> ExportJobError:
+    """One ExportJobError from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportJobError", ("code", "message"))
+    return cast(ExportJobError, value)
+
+
+class ExportJobProgress(TypedDict):
+    """The ExportJobProgress object of the API."""
+
+    rows_written: int
+    #: Rows the export will hold (counted at its snapshot); null until it runs
+    rows_estimate: Optional[int]
+
+
+def parse_export_job_progress(raw: Any) -> ExportJobProgress:
+    """One ExportJobProgress from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportJobProgress", ("rows_written", "rows_estimate"))
+    return cast(ExportJobProgress, value)
+
+
+class ExportManifestSchema(TypedDict):
+    """The ExportManifestSchema object of the API."""
+
+    columns: List[ExportColumn]
+
+
+def parse_export_manifest_schema(raw: Any) -> ExportManifestSchema:
+    """One ExportManifestSchema from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportManifestSchema", ("columns",))
+    value["columns"] = [parse_export_column(item0) for item0 in value["columns"]]
+    return cast(ExportManifestSchema, value)
 
 
 class MetricDescriptionAdditive(TypedDict):

@@ -109,6 +109,12 @@ function statusFields (report: 'daily' | 'monthly' | 'agg') {
     // MetricCounts is one shared component: what each count means is said there and in the reference.
     metrics_reported: Type.Optional(MetricCounts),
     metrics_expected: Type.Optional(MetricCounts),
+    ...(report === 'monthly'
+      ? {
+          account_days_expected: Type.Optional(Type.Integer({ minimum: 0, description: 'include=status: account-days of the month (inside the period) inside the coverage of each account of the group, summed' })),
+          account_days_reported: Type.Optional(Type.Integer({ minimum: 0, description: 'include=status: those account-days with data' })),
+        }
+      : {}),
     gaps: entryGaps(),
   }
 }

@@ -58,6 +58,8 @@ function statusOf (report: ReportType, metrics: readonly string[], row: StatusCo
     accounts_reported: count(byAccountDays ? 'account_days_reported' : 'accounts_reported'),
     metrics_reported: Object.fromEntries(metrics.map((metric) => [metric, count(`r_${metric}`)])),
     metrics_expected: Object.fromEntries(metrics.map((metric) => [metric, count(`e_${metric}`)])),
+    // A month's accounts alone would call a month in which an account missed 8 days complete.
+    ...(report === 'monthly' ? { account_days_expected: count('account_days_expected'), account_days_reported: count('account_days_reported') } : {}),
   }
 }
 

@@ -303,6 +303,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your export jobs, newest first */
+        get: operations["listExports"];
+        put?: never;
+        /** Queue a bulk export of a dataset (Parquet, CSV or NDJSON files); poll the job, then download its files */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your export jobs: its status, progress, error or files */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        /** Cancel a queued or running export (200, the job cancelled), or remove a finished one with its files (204) */
+        delete: operations["deleteExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{id}/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A succeeded export's files, the dataset's schema, the sync it was read at and the change-feed cursor to follow from */
+        get: operations["getExportManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{id}/files/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download one file of a succeeded export (Range and If-None-Match honoured; ETag is the file's SHA-256) */
+        get: operations["downloadExportFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     changeEvent: {
@@ -648,6 +718,10 @@ export interface components {
             accounts_reported?: number;
             metrics_reported?: components["schemas"]["MetricCounts"];
             metrics_expected?: components["schemas"]["MetricCounts"];
+            /** @description include=status: account-days of the month (inside the period) inside the coverage of each account of the group, summed */
+            account_days_expected?: number;
+            /** @description include=status: those account-days with data */
+            account_days_reported?: number;
             /** @description include=status with gaps=carry, one member per metric counted by metrics_reported: what the gap rules did for it */
             gaps?: {
                 [key: string]: components["schemas"]["MetricGaps"];
@@ -1324,6 +1398,115 @@ export interface components {
             has_more: boolean;
             /** @description Pass as cursor for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        ExportFile: {
+            /** @description e.g. daily-2026-01.parquet (daily and posts: one file per month, split past EXPORT_MAX_ROWS_PER_FILE rows) */
+            name: string;
+            rows: number;
+            bytes: number;
+            /** @description SHA-256 of the file's bytes, hex; also its ETag */
+            sha256: string;
+            /** @description Download path (Range and If-None-Match honoured) */
+            url: string;
+        };
+        ExportJob: {
+            /** @description `exp_` + 24 characters */
+            id: string;
+            /**
+             * @description queued → running → succeeded | failed | cancelled
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /** @enum {string} */
+            dataset: "daily" | "posts" | "accounts";
+            /** @enum {string} */
+            format: "parquet" | "csv" | "ndjson";
+            /** @enum {string} */
+            compression: "gzip" | "none" | "zstd" | "snappy";
+            /** @description null: from each account's first day */
+            since: string | null;
+            /** @description null: through each account's last day */
+            until: string | null;
+            /** @description Brands asked, ascending; null: every brand accessible when the job runs */
+            brand_ids: number[] | null;
+            account_ids: number[] | null;
+            /** @description Platform codes asked, canonical order; null: every platform */
+            platforms: string[] | null;
+            /** @description The cursor of an incremental export; null for a full one */
+            changed_since_cursor: string | null;
+            /**
+             * Format: date-time
+             * @description When the job was created
+             */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            expires_at: string | null;
+            progress: {
+                rows_written: number;
+                /** @description Rows the export will hold (counted at its snapshot); null until it runs */
+                rows_estimate: number | null;
+            };
+            error: {
+                /** @description FORBIDDEN, TOO_LARGE, TIMEOUT, TOO_MANY_CHANGES, STORE_UNSUPPORTED or INTERNAL */
+                code: string;
+                message: string;
+            } | null;
+            /** @description Once succeeded (and until its files expire); null otherwise */
+            files: components["schemas"]["ExportFile"][] | null;
+        };
+        ExportList: {
+            /** @description Newest first */
+            data: components["schemas"]["ExportJob"][];
+            /** @description Pass as cursor for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        ExportColumn: {
+            name: string;
+            /**
+             * @description Parquet's logical type; CSV and NDJSON write the same values as text and JSON
+             * @enum {string}
+             */
+            type: "DATE" | "TIMESTAMP" | "BIGINT" | "DECIMAL(18,6)" | "VARCHAR";
+            nullable: boolean;
+            /** @description From the metric catalogue (GET /catalog/metrics); null for keys and names */
+            unit: ("count" | "currency" | "ratio") | null;
+            description: string;
+        };
+        ExportManifest: {
+            export_id: string;
+            /** @enum {string} */
+            dataset: "daily" | "posts" | "accounts";
+            /** @enum {string} */
+            format: "parquet" | "csv" | "ndjson";
+            /** @enum {string} */
+            compression: "gzip" | "none" | "zstd" | "snappy";
+            /** @description Raised when a column changes meaning or type (a new metric adds a column without raising it) */
+            schema_version: number;
+            schema: {
+                columns: components["schemas"]["ExportColumn"][];
+            };
+            files: components["schemas"]["ExportFile"][];
+            rows: number;
+            /** @description The newest import the export holds (0: none) */
+            sync_id: number;
+            /** @description A GET /changes cursor positioned exactly at the export's snapshot: the events it yields are the changes the files do not hold */
+            changes_cursor: string;
+            /**
+             * Format: date-time
+             * @description When the job was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it succeeded
+             */
+            finished_at: string;
+            /**
+             * Format: date-time
+             * @description When the files are removed
+             */
+            expires_at: string;
         };
         WebhookTestData: {
             /** @description The webhook the test was sent to */
@@ -4208,6 +4391,1020 @@ export interface operations {
             };
             /** @description CONFLICT: the webhook is disabled, or an attempt of this delivery is under way */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: {
+                /** @description Jobs per page, 1 to 100 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportList"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * dataset
+                     * @description daily: one row per account and day; posts: one row per post; accounts: the accounts with their coverage
+                     * @enum {string}
+                     */
+                    dataset: "daily" | "posts" | "accounts";
+                    /**
+                     * format
+                     * @description parquet (default), csv or ndjson
+                     * @enum {string}
+                     */
+                    format?: "parquet" | "csv" | "ndjson";
+                    /**
+                     * compression
+                     * @description csv/ndjson: gzip (default) or none; parquet: zstd (default) or snappy
+                     * @enum {string}
+                     */
+                    compression?: "gzip" | "none" | "zstd" | "snappy";
+                    /**
+                     * Format: date
+                     * @description First day, inclusive; omitted: each account's first day. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                     * @example 2026-11-01
+                     */
+                    since?: string;
+                    /**
+                     * Format: date
+                     * @description Last day, inclusive; omitted: each account's last day. YYYY-MM-DD, 0001-01-01 to 9999-12-31.
+                     * @example 2026-11-01
+                     */
+                    until?: string;
+                    /** @description Brands to export (each must be accessible: else 403); omitted: every accessible brand; at most 100 (duplicates collapse) */
+                    brand_id?: number[];
+                    /** @description Accounts to export; needs exactly one platform (else 400); at most 100 (duplicates collapse) */
+                    account_id?: number[];
+                    /** @description Platforms to export; omitted: every platform */
+                    platform?: ("fb" | "ig" | "tk" | "yt" | "li" | "th" | "sc" | "da" | "pi" | "facebook" | "instagram" | "tiktok" | "youtube" | "linkedin" | "threads" | "snapchat" | "dailymotion" | "pinterest")[];
+                    /** @description daily only: export just the rows that analytics.updated events after this change-feed cursor (a manifest's `changes_cursor`, or a next_cursor of GET /changes without filters) touched */
+                    changed_since_cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: queued for delivery */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description `account_id` given without exactly one platform (body holds only `detail`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BareDetailBody"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CURSOR_EXPIRED: the cursor is older than the change feed's retention; resynchronise, then follow from start=latest */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export's id, `exp_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export's id, `exp_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJob"];
+                };
+            };
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getExportManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export's id, `exp_…` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportManifest"];
+                };
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the request breaks a rule of the current state (the detail says which) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CURSOR_EXPIRED: the cursor is older than the change feed's retention; resynchronise, then follow from start=latest */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description VALIDATION_ERROR: one item per offending parameter */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL_SERVER_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadExportFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export's id, `exp_…` */
+                id: string;
+                /** @description A file name of the export's manifest */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Partial content: the range asked */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Not modified: If-None-Match names this file */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not authenticated: missing token (INVALID_CREDENTIALS), TOKEN_INVALID or TOKEN_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN (a brand the user cannot access) or USER_DISABLED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: an account_id not on that platform in an accessible brand */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT: the request breaks a rule of the current state (the detail says which) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CURSOR_EXPIRED: the cursor is older than the change feed's retention; resynchronise, then follow from start=latest */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
+                    "x-ratelimit-remaining-minutely": components["headers"]["x-ratelimit-remaining-minutely"];
+                    "x-ratelimit-reset-minutely": components["headers"]["x-ratelimit-reset-minutely"];
+                    "x-ratelimit-limit-hourly": components["headers"]["x-ratelimit-limit-hourly"];
+                    "x-ratelimit-remaining-hourly": components["headers"]["x-ratelimit-remaining-hourly"];
+                    "x-ratelimit-reset-hourly": components["headers"]["x-ratelimit-reset-hourly"];
+                    "X-Usage-Total": components["headers"]["X-Usage-Total"];
+                    "X-Usage-Period": components["headers"]["X-Usage-Period"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RANGE_NOT_SATISFIABLE: no byte of the range exists */
+            416: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "x-ratelimit-limit-minutely": components["headers"]["x-ratelimit-limit-minutely"];
