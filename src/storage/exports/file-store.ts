@@ -69,6 +69,10 @@ export function createS3FileStore (settings: S3Settings, stagingDir: string): Ex
     region: settings.region,
     ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint }),
     forcePathStyle: settings.forcePathStyle,
+    // Checksums only where the API requires them: the SDK's default (aws-chunked bodies with a
+    // trailing CRC) is not understood by every S3-compatible server, which would store the framing.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
     ...(settings.accessKeyId !== undefined && settings.secretAccessKey !== undefined
       ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
       : {}),
