@@ -35,6 +35,7 @@ const KEY_COLUMNS: Record<string, number> = {
   '| method | path | answer |': 2,
   '| store | setting | value | bounds |': 2,
   '| exit | meaning | standard error |': 2,
+  '| kind | metrics | with `gaps=carry` |': 2,
 }
 
 /** The keys of a row: its first columns' texts and each item of the last of them. */

@@ -26,13 +26,24 @@ const isPartner = (route: RouteEntry): boolean => route.access?.auth === 'bearer
 const bodyProperties = (route: RouteEntry): string[] => Object.keys((route.schema?.body as { properties?: object } | undefined)?.properties ?? {})
 const queryProperties = (route: RouteEntry): string[] => Object.keys((route.schema?.querystring as { properties?: object } | undefined)?.properties ?? {})
 
+function bodyOf (route: RouteEntry, w: World): Record<string, unknown> | undefined {
+  try {
+    return everyBodyChoice(route, w.known)?.[0]
+  } catch {
+    return {}
+  }
+}
+
 /** Every way to put unstorable text into the route: each path parameter, each declared query parameter, each body member. */
 function probesOf (route: RouteEntry, w: World): Probe[] {
   const headers = isPartner(route) ? { authorization: `Bearer ${w.token}` } : {}
   const query = everyQueryChoice(route, hasQuery(route, 'since') ? PERIOD : {})[0] ?? {}
-  const body = everyBodyChoice(route, w.known)?.[0]
+  // A body the route accepts when the world knows its required members; else only the member sent:
+  // the 422 then names the missing members too, and the probe's member exactly once.
+  const body = bodyOf(route, w)
   const valid: InjectOptions = { headers, query, ...(body === undefined ? {} : { payload: body }) }
-  const path = w.webhooks.own
+  // The world's webhook and delivery; any other parameter a plain word (the probe is refused before it is looked up).
+  const path = { ...Object.fromEntries(pathParameters(route).map((name) => [name, 'x'])), ...w.webhooks.own }
   const probes: Probe[] = []
   for (const name of pathParameters(route)) {
     for (const value of [`${path[name] ?? ''}${NUL}`, NUL]) {
