@@ -7,10 +7,11 @@ import { DISABLE_AFTER_FAILING_MS } from '../../domain/webhooks/webhooks.js'
 import type { Store } from '../../storage/db.js'
 import type { TransactionBatcher } from '../../storage/transaction-batcher.js'
 import type { ClaimedDelivery } from '../../storage/webhooks/delivery-queue.repository.js'
-import { clearFailing, noteFailure, recordAttempt, releaseDeliveries, skipDelivery, type AttemptRecord } from '../../storage/webhooks/delivery-queue.repository.js'
+import { clearFailing, noteFailure, postponeDelivery, recordAttempt, releaseDeliveries, skipDelivery, type AttemptRecord } from '../../storage/webhooks/delivery-queue.repository.js'
 import type { EventForDelivery } from '../../storage/webhooks/delivery-log.repository.js'
 import { postDelivery, type Agents, type SendOutcome } from './http-sender.js'
-import { checkUrl, isRefusal, resolveTarget, type Resolver } from './target-policy.js'
+import { LookupsBusy, type NameLookups } from './name-lookups.js'
+import { checkUrl, isRefusal, resolveTarget } from './target-policy.js'
 
 /**
  * One attempt of one claimed delivery (docs/webhooks.md "Delivery"): check the partner still sees
@@ -29,7 +30,8 @@ export interface AttemptContext {
   /** Where outcomes are written, batched into shared transactions. */
   writes: TransactionBatcher
   agents: Agents
-  resolver: Resolver
+  /** Host name lookups, bounded per partner. */
+  lookups: NameLookups
   allowPrivate: boolean
   schedule: readonly number[]
   timeoutMs: number
@@ -58,6 +60,8 @@ function outcomeOf (httpStatus: number | null): AttemptOutcome {
 
 export interface EndpointForDelivery {
   endpointId: string
+  /** The partner's user id (its lookups are bounded together). */
+  userId: string
   url: string
   secrets: string[]
 }
@@ -100,6 +104,13 @@ export async function attemptDelivery (ctx: AttemptContext, endpoint: EndpointFo
     const started = ctx.now()
     const signal = AbortSignal.any([AbortSignal.timeout(ctx.timeoutMs), ctx.stopSignal])
     const outcome = await send(ctx, endpoint, eventIdOf(delivery.eventId), body, signal)
+    if (outcome === 'lookups_busy') {
+      // No slot to look the host up in time: the service was busy, not the endpoint at fault.
+      // Not an attempt; due again a little later rather than at once.
+      await postponeDelivery(db, endpoint.endpointId, delivery.eventId, token, ctx.now() + LOOKUPS_BUSY_DELAY_MS)
+      ctx.log.info(fields, 'webhook delivery postponed: no host name lookup slot in time')
+      return 'not_attempted'
+    }
     if (ctx.stopSignal.aborted && outcome.httpStatus === null) {
       // Cut by the shutdown, not by the endpoint: not an attempt; the delivery is due again at once.
       await releaseDeliveries(db, endpoint.endpointId, [delivery.eventId], token)
@@ -115,12 +126,16 @@ export async function attemptDelivery (ctx: AttemptContext, endpoint: EndpointFo
   }
 }
 
-async function send (ctx: AttemptContext, endpoint: EndpointForDelivery, webhookId: string, body: string, signal: AbortSignal): Promise<SendOutcome> {
+/** How long a delivery waits after finding the lookups busy. */
+const LOOKUPS_BUSY_DELAY_MS = 5000
+
+async function send (ctx: AttemptContext, endpoint: EndpointForDelivery, webhookId: string, body: string, signal: AbortSignal): Promise<SendOutcome | 'lookups_busy'> {
   const url = checkUrl(endpoint.url, ctx.allowPrivate)
   if (isRefusal(url)) return { httpStatus: null, error: `target refused (${url.rule}): ${url.message}`, responseExcerpt: null }
   // resolveTarget answers with a refusal rather than rejecting; the catch is for the unforeseen,
   // which must not become an unhandled rejection once the race is over.
-  const judged = resolveTarget(url, ctx.allowPrivate, ctx.resolver).catch((error: unknown) => ({ rule: 'unresolvable' as const, message: `host could not be judged: ${String(error)}` }))
+  const judged = resolveTarget(url, ctx.allowPrivate, async (hostname) => await ctx.lookups.resolve(endpoint.userId, hostname))
+    .catch((error: unknown) => error instanceof LookupsBusy ? 'lookups_busy' as const : { rule: 'unresolvable' as const, message: `host could not be judged: ${String(error)}` })
   const target = await Promise.race([
     judged,
     new Promise<'aborted'>((resolve) => {
@@ -129,6 +144,7 @@ async function send (ctx: AttemptContext, endpoint: EndpointForDelivery, webhook
     }),
   ])
   if (target === 'aborted') return { httpStatus: null, error: signal.reason?.name === 'TimeoutError' ? 'timeout: the host did not resolve in time' : 'aborted: the service was stopping', responseExcerpt: null }
+  if (target === 'lookups_busy') return target
   if (isRefusal(target)) return { httpStatus: null, error: `target refused (${target.rule}): ${target.message}`, responseExcerpt: null }
   const headers = signedHeaders(endpoint.secrets, webhookId, Math.floor(ctx.now() / 1000), body)
   return await postDelivery(url, target, headers, body, signal, ctx.agents)

@@ -11,15 +11,18 @@ import type { ForegroundLoad } from '../foreground-load.js'
 import { ATTEMPT_OUTCOMES, attemptDelivery, type AttemptContext, type AttemptOutcome, type WorkerLog } from './attempt.js'
 import { createAgents } from './http-sender.js'
 import { purgeExpiredDeliveries } from './retention.js'
-import { systemResolver, type Resolver } from './target-policy.js'
+import { createNameLookups, type NameLookups } from './name-lookups.js'
+import { systemResolver } from './target-policy.js'
 
 /**
  * The webhook delivery worker (docs/webhooks.md "Delivery"): wired once with the services,
  * started by `serve` and stopped with it. It polls the outbox, claims due deliveries with a lease
- * and runs their attempts, at most `concurrency` at once and at most `concurrencyPerEndpoint` to
- * any one endpoint (one while its last attempt got no answer): an endpoint that hangs holds its
- * own slots for at most the attempt timeout and never the others', so it cannot delay another
- * partner's deliveries. Only as many
+ * and runs their attempts, at most `concurrency` at once, at most a partner's share (partnerShareOf:
+ * three quarters) for one partner, and at most `concurrencyPerEndpoint` to any one endpoint (one
+ * while its last attempt got no answer); partners, then their endpoints, take turns at free slots.
+ * An endpoint that hangs holds its own slots for at most the attempt timeout and never the
+ * others', and a partner's endpoints together leave a quarter of the slots to the others, so
+ * neither can delay another partner's deliveries. Only as many
  * deliveries are claimed as there are free slots, so nothing waits in memory with its lease
  * running out; the backlog stays in the database, where `webhooks list` and the partner's
  * GET /webhooks show it.
@@ -36,7 +39,8 @@ export interface DeliveryWorkerOptions {
   retentionDays: number
   /** Hook for read replicas: events of a sync above this are held until it reaches them; undefined = no limit. */
   visibleThroughSyncId?: () => number | undefined
-  resolver?: Resolver
+  /** Host name lookups (shared with the endpoints service); the system's resolver's, bounded, by default. */
+  lookups?: NameLookups
   timeoutMs?: number
   /** How long a claim holds a delivery; a killed instance's claims come back after it. */
   leaseMs?: number
@@ -75,6 +79,29 @@ export const YIELDING_CONCURRENCY = 4
 const ENDPOINTS_PER_ROUND = 200
 const PURGE_EVERY_MS = 3_600_000
 
+/**
+ * The most attempts one partner may have under way: three quarters of the instance's slots (24 of
+ * the default 32), at least the per-endpoint limit. Whatever one partner's endpoints do, a quarter
+ * of the slots stays for the others, so their deliveries start at once.
+ */
+export function partnerShareOf (concurrency: number, perEndpoint: number): number {
+  return Math.min(concurrency, Math.max(perEndpoint, Math.floor(concurrency * 3 / 4)))
+}
+
+/** Endpoints reordered so that partners take turns (each partner's first, then each one's second…). */
+function partnersInTurn (found: Array<{ endpointId: string, userId: string }>): Array<{ endpointId: string, userId: string }> {
+  const byPartner = new Map<string, Array<{ endpointId: string, userId: string }>>()
+  for (const candidate of found) byPartner.set(candidate.userId, [...(byPartner.get(candidate.userId) ?? []), candidate])
+  const ordered: Array<{ endpointId: string, userId: string }> = []
+  for (let index = 0; ordered.length < found.length; index++) {
+    for (const endpoints of byPartner.values()) {
+      const candidate = endpoints[index]
+      if (candidate !== undefined) ordered.push(candidate)
+    }
+  }
+  return ordered
+}
+
 const SILENT: WorkerLog = { info: () => {}, warn: () => {}, error: () => {} }
 
 export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryWorker {
@@ -84,6 +111,9 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
   const now = options.now ?? Date.now
   const schedule = parseRetrySchedule(options.retrySchedule)
   const perEndpoint = new Map<string, number>()
+  /** Attempts under way by partner (user id), and the most one partner may have. */
+  const perPartner = new Map<string, number>()
+  const partnerShare = partnerShareOf(options.concurrency, options.concurrencyPerEndpoint)
   /** Endpoints whose last attempt got no answer (bounded: entries leave on an answer; at most one per endpoint). */
   const unanswering = new Set<string>()
   let total = 0
@@ -98,7 +128,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
   let passing = false
   let again = false
   /** Endpoints last found with due deliveries, served in turn; when they were found; whose turn is next. */
-  let candidates: string[] = []
+  let candidates: Array<{ endpointId: string, userId: string }> = []
   let foundAt = -Infinity
   let turn = 0
   const idleWaiters = new Set<() => void>()
@@ -113,11 +143,12 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
   }
 
   const writes = createTransactionBatcher(options.store.db)
+  const lookups = options.lookups ?? createNameLookups(systemResolver)
   const context = (): AttemptContext => ({
     store: options.store,
     writes,
     agents,
-    resolver: options.resolver ?? systemResolver,
+    lookups,
     allowPrivate: options.allowPrivate,
     schedule,
     timeoutMs,
@@ -162,7 +193,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
   async function claimRound (): Promise<boolean> {
     const filter: DueFilter = { nowMs: now(), maxSyncId: options.visibleThroughSyncId?.() }
     if (candidates.length === 0 || filter.nowMs - foundAt >= pollMs) {
-      candidates = await endpointsWithDueDeliveries(options.store.db, filter, ENDPOINTS_PER_ROUND)
+      candidates = partnersInTurn(await endpointsWithDueDeliveries(options.store.db, filter, ENDPOINTS_PER_ROUND))
       foundAt = filter.nowMs
       turn = 0
     }
@@ -172,8 +203,10 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
     let next = turn
     const allowed = limit()
     for (let step = 0; step < count && total < allowed && !isStopping(); step++) {
-      const endpointId = candidates[(turn + step) % count] ?? ''
-      const room = Math.min(allowance(endpointId) - (perEndpoint.get(endpointId) ?? 0), allowed - total)
+      const candidate = candidates[(turn + step) % count]
+      if (candidate === undefined) continue
+      const { endpointId, userId } = candidate
+      const room = Math.min(allowance(endpointId) - (perEndpoint.get(endpointId) ?? 0), partnerShare - (perPartner.get(userId) ?? 0), allowed - total)
       if (room <= 0) continue
       const lease = { token: randomUUID(), untilMs: now() + leaseMs }
       const claimed = await claimDeliveries(options.store.db, options.store.dialect, endpointId, room, filter, lease)
@@ -183,11 +216,11 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
       }
       claimedAny = true
       next = (turn + step + 1) % count
-      occupy(endpointId, claimed.length)
-      background(runClaimed(endpointId, claimed, lease))
+      occupy(endpointId, userId, claimed.length)
+      background(runClaimed(endpointId, userId, claimed, lease))
     }
     const after = candidates[next]
-    candidates = candidates.filter((endpointId) => !drained.has(endpointId))
+    candidates = candidates.filter((candidate) => !drained.has(candidate.endpointId))
     turn = after === undefined ? 0 : Math.max(0, candidates.indexOf(after))
     return claimedAny
   }
@@ -200,15 +233,19 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
     return unanswering.has(endpointId) ? 1 : options.concurrencyPerEndpoint
   }
 
-  function occupy (endpointId: string, count: number): void {
+  function occupy (endpointId: string, userId: string, count: number): void {
     perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + count)
+    perPartner.set(userId, (perPartner.get(userId) ?? 0) + count)
     total += count
   }
 
-  function vacate (endpointId: string): void {
+  function vacate (endpointId: string, userId: string): void {
     const left = (perEndpoint.get(endpointId) ?? 1) - 1
     if (left <= 0) perEndpoint.delete(endpointId)
     else perEndpoint.set(endpointId, left)
+    const partnerLeft = (perPartner.get(userId) ?? 1) - 1
+    if (partnerLeft <= 0) perPartner.delete(userId)
+    else perPartner.set(userId, partnerLeft)
     total -= 1
     if (total === 0) for (const resolve of idleWaiters) resolve()
     // A slot came free: more may be due already (a burst), so look now rather than at the next
@@ -216,7 +253,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
     if (!stopping && !yielding()) background(pass())
   }
 
-  async function runClaimed (endpointId: string, claimed: ClaimedDelivery[], lease: { token: string, untilMs: number }): Promise<void> {
+  async function runClaimed (endpointId: string, userId: string, claimed: ClaimedDelivery[], lease: { token: string, untilMs: number }): Promise<void> {
     const db = options.store.db
     let endpoint: Awaited<ReturnType<typeof readEndpointForDelivery>>
     let events: Awaited<ReturnType<typeof readEventsForDelivery>> = new Map()
@@ -232,10 +269,10 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
     if (endpoint === undefined || endpoint.status !== 'enabled') {
       // Deleted or disabled since the claim: give the deliveries back (a disabled endpoint's wait).
       await releaseDeliveries(db, endpointId, claimed.map((item) => item.eventId), lease.token).catch(() => {})
-      for (let i = 0; i < claimed.length; i++) vacate(endpointId)
+      for (let i = 0; i < claimed.length; i++) vacate(endpointId, userId)
       return
     }
-    const target = { endpointId, url: endpoint.url, secrets: endpoint.secrets }
+    const target = { endpointId, userId: endpoint.userId, url: endpoint.url, secrets: endpoint.secrets }
     const ctx = context()
     await Promise.all(claimed.map(async (delivery) => {
       try {
@@ -243,7 +280,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
         if (result === 'unanswered') unanswering.add(endpointId)
         if (result === 'answered') unanswering.delete(endpointId)
       } finally {
-        vacate(endpointId)
+        vacate(endpointId, userId)
       }
     }))
   }

@@ -1,6 +1,6 @@
 import type { ChangeEventType } from '../../domain/changes.js'
 import { formatUtcSeconds } from '../../domain/dates.js'
-import { AppError, issue, validationError } from '../../domain/errors.js'
+import { AppError, issue, rateLimitExceeded, validationError } from '../../domain/errors.js'
 import { MAX_WEBHOOKS_PER_PARTNER, SECRET_OVERLAP_MS, SUBSCRIBABLE_EVENT_TYPES, type WebhookEndpoint } from '../../domain/webhooks/webhooks.js'
 import type { Store } from '../../storage/db.js'
 import {
@@ -8,7 +8,11 @@ import {
   rotateSecret, subscriptionsOf, updateEndpoint, type EndpointChanges, type EndpointRow,
 } from '../../storage/webhooks/endpoints.repository.js'
 import { generateWebhookId, generateWebhookSecret } from './identifiers.js'
-import { checkUrl, isRefusal, resolveTarget, type Resolver } from './target-policy.js'
+import { LookupsBusy, type NameLookups } from './name-lookups.js'
+
+const LOOKUPS_BUSY_RETRY_SECONDS = 2
+
+import { checkUrl, isRefusal, resolveTarget } from './target-policy.js'
 import { endpointView, orderedTypes } from './views.js'
 
 /**
@@ -20,7 +24,8 @@ import { endpointView, orderedTypes } from './views.js'
 export interface EndpointsDeps {
   store: Store
   allowPrivate: boolean
-  resolver: Resolver
+  /** Host name lookups, bounded per partner (shared with the delivery worker). */
+  lookups: NameLookups
   now: () => number
   /** Tells the delivery worker that deliveries may have become due (an endpoint enabled). */
   wake: () => void
@@ -82,11 +87,24 @@ export function createEndpointsService (deps: EndpointsDeps) {
   }
 
   /** The URL if it may be a target; a 422 naming the rule it breaks otherwise. */
-  async function judgedUrl (text: string): Promise<string> {
+  async function judgedUrl (userId: string, text: string): Promise<string> {
     const url = checkUrl(text, deps.allowPrivate)
-    const refusal = isRefusal(url) ? url : await resolveTarget(url, deps.allowPrivate, deps.resolver)
+    let refusal
+    try {
+      refusal = isRefusal(url) ? url : await resolveTarget(url, deps.allowPrivate, async (hostname) => await deps.lookups.resolve(userId, hostname))
+    } catch (error) {
+      // The partner's own lookups fill their share: not the URL's fault, so no 422; try again soon.
+      if (error instanceof LookupsBusy) throw lookupsBusy()
+      throw error
+    }
     if (isRefusal(refusal)) throw validationError([issue(['body', 'url'], `URL refused (${refusal.rule}): ${refusal.message}`, `url_${refusal.rule}`, { rule: refusal.rule })])
     return text
+  }
+
+  /** 429 with Retry-After: the partner's share of host name lookups is taken (LOOKUP_LIMITS). */
+  const lookupsBusy = (): AppError => {
+    const error = rateLimitExceeded(LOOKUPS_BUSY_RETRY_SECONDS)
+    return new AppError('RATE_LIMIT_EXCEEDED', `Too many host name lookups of your webhooks under way. Please wait ${LOOKUPS_BUSY_RETRY_SECONDS} seconds before making another request.`, { headers: error.headers, extra: error.extra })
   }
 
   const cleanDescription = (text: string | null | undefined): string | null => {
@@ -96,7 +114,7 @@ export function createEndpointsService (deps: EndpointsDeps) {
 
   return {
     async create (userId: string, input: NewEndpointInput): Promise<EndpointWithSecret> {
-      const url = await judgedUrl(input.url)
+      const url = await judgedUrl(userId, input.url)
       const endpointId = generateWebhookId()
       const secret = generateWebhookSecret()
       // Kept to the millisecond so that "oldest first" holds for webhooks created within one second;
@@ -136,7 +154,7 @@ export function createEndpointsService (deps: EndpointsDeps) {
     async update (userId: string, endpointId: string, input: EndpointChangesInput): Promise<WebhookEndpoint> {
       const row = await requireOwn(userId, endpointId)
       const changes: EndpointChanges = { updated_at: at() }
-      if (input.url !== undefined && input.url !== row.url) changes.url = await judgedUrl(input.url)
+      if (input.url !== undefined && input.url !== row.url) changes.url = await judgedUrl(userId, input.url)
       if (input.description !== undefined) changes.description = cleanDescription(input.description)
       if (input.status === 'disabled' && row.status === 'enabled') {
         Object.assign(changes, { status: 'disabled', disabled_by: 'partner', disabled_reason: `Disabled by the partner at ${changes.updated_at}` })

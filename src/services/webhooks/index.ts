@@ -4,6 +4,7 @@ import type { ForegroundLoad } from '../foreground-load.js'
 import { createDeliveriesService, type DeliveriesService } from './deliveries.service.js'
 import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.js'
 import { createEndpointsService, type EndpointsService } from './endpoints.service.js'
+import { createNameLookups } from './name-lookups.js'
 import { systemResolver, type Resolver } from './target-policy.js'
 
 /** Webhooks wired together: the partner's endpoints and deliveries, and the delivery worker they wake. */
@@ -34,7 +35,8 @@ export interface WebhooksServices {
 
 export function createWebhooksServices (deps: { config: ResolvedConfig, store: Store, now: () => number, foreground: ForegroundLoad, options?: WebhookOptions }): WebhooksServices {
   const { config, store, now, foreground, options = {} } = deps
-  const resolver = options.resolver ?? systemResolver
+  // One set of bounded lookups for the routes and the worker: a partner's share covers both.
+  const lookups = createNameLookups(options.resolver ?? systemResolver)
   const worker = createDeliveryWorker({
     store,
     allowPrivate: config.webhooks.allowPrivate,
@@ -43,14 +45,14 @@ export function createWebhooksServices (deps: { config: ResolvedConfig, store: S
     concurrencyPerEndpoint: config.webhooks.concurrencyPerEndpoint,
     retentionDays: config.changes.retentionDays,
     visibleThroughSyncId: options.visibleThroughSyncId,
-    resolver,
+    lookups,
     timeoutMs: options.timeoutMs,
     leaseMs: options.leaseMs,
     pollMs: options.pollMs,
     foreground: options.foreground ?? foreground,
   })
   const wake = (): void => worker.wake()
-  const endpoints = createEndpointsService({ store, allowPrivate: config.webhooks.allowPrivate, resolver, now, wake })
+  const endpoints = createEndpointsService({ store, allowPrivate: config.webhooks.allowPrivate, lookups, now, wake })
   const deliveries = createDeliveriesService({ store, endpoints, now, wake })
   return { endpoints, deliveries, worker }
 }

@@ -1,6 +1,7 @@
-import { lookup } from 'node:dns/promises'
+import { Resolver as DnsResolver } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
+import { LookupsBusy, type ResolvedAddress, type Resolver } from './name-lookups.js'
 
 /**
  * Which URLs a webhook may target (docs/webhooks.md "Safe targets"): `https://` only, no
@@ -20,38 +21,35 @@ export interface TargetRefusal {
   message: string
 }
 
-export interface ResolvedAddress {
-  address: string
-  family: 4 | 6
-}
+export type { ResolvedAddress, Resolver }
 
-/** Every address a host name resolves to. Tests inject their own. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>
+const LOOPBACK: ResolvedAddress[] = [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]
 
 /**
- * The system's resolver (getaddrinfo: /etc/hosts, then DNS), as every client on the machine sees
- * names. getaddrinfo runs on libuv's small thread pool, which compression and file reads share:
- * at most MAX_LOOKUPS_AT_ONCE lookups run at once, so slow name servers behind some webhooks
- * cannot take the pool from the rest of the process (the others wait, within their time limit).
+ * The system's name servers (those of /etc/resolv.conf), asked through c-ares (node:dns's
+ * Resolver) for A and AAAA records: unlike getaddrinfo, which holds one of libuv's few threads
+ * until it returns, its queries have their own timeout and tries and are cancelled when the
+ * answer is no longer wanted, so a name server that never answers holds nothing. /etc/hosts is
+ * not read; `localhost` and `*.localhost` are loopback by definition (RFC 6761).
  */
-const MAX_LOOKUPS_AT_ONCE = 2
-let lookupsRunning = 0
-const lookupQueue: Array<() => void> = []
-
-export const systemResolver: Resolver = async (hostname) => {
-  if (lookupsRunning >= MAX_LOOKUPS_AT_ONCE) await new Promise<void>((resolve) => lookupQueue.push(resolve))
-  lookupsRunning++
+export const systemResolver: Resolver = async (hostname, signal) => {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK
+  const resolver = new DnsResolver({ timeout: 2000, tries: 2 })
+  const cancel = (): void => resolver.cancel()
+  signal?.addEventListener('abort', cancel, { once: true })
   try {
-    const found = await lookup(hostname, { all: true, verbatim: true })
-    return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }))
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)])
+    const found: ResolvedAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ]
+    if (found.length === 0 && v4.status === 'rejected') throw v4.reason
+    return found
   } finally {
-    lookupsRunning--
-    lookupQueue.shift()?.()
+    signal?.removeEventListener('abort', cancel)
   }
 }
-
-/** The longest a resolution may take before the host counts as unresolvable. */
-const RESOLVE_TIMEOUT_MS = 5000
 
 export function isRefusal (value: unknown): value is TargetRefusal {
   return typeof value === 'object' && value !== null && 'rule' in value
@@ -107,17 +105,20 @@ function judge (address: string, allowPrivate: boolean): TargetRefusal | undefin
 /**
  * The address an attempt connects to: the host itself when it is an address, else the first of
  * the addresses it resolves to — provided every one of them is public (a name with one private
- * address among public ones is refused: which one a client gets is not ours to predict).
+ * address among public ones is refused: which one a client gets is not ours to predict). `lookup`
+ * is the partner's bounded lookups (name-lookups.ts); a LookupsBusy from it is passed on (the
+ * service was busy: no judgement of the host), any other failure makes the host unresolvable.
  */
-export async function resolveTarget (url: URL, allowPrivate: boolean, resolver: Resolver): Promise<ResolvedAddress | TargetRefusal> {
+export async function resolveTarget (url: URL, allowPrivate: boolean, lookup: (hostname: string) => Promise<ResolvedAddress[]>): Promise<ResolvedAddress | TargetRefusal> {
   // URL keeps IPv6 literals in brackets, and has already normalised IPv4 spellings (0x7f.1, 2130706433).
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
   const literal = isIP(host)
   if (literal !== 0) return judge(host, allowPrivate) ?? { address: host, family: literal === 6 ? 6 : 4 }
   let addresses: ResolvedAddress[]
   try {
-    addresses = await withTimeout(resolver(host), RESOLVE_TIMEOUT_MS)
-  } catch {
+    addresses = await lookup(host)
+  } catch (error) {
+    if (error instanceof LookupsBusy) throw error
     return { rule: 'unresolvable', message: `host ${host} does not resolve` }
   }
   const first = addresses[0]
@@ -127,13 +128,4 @@ export async function resolveTarget (url: URL, allowPrivate: boolean, resolver: 
     if (refusal !== undefined) return { ...refusal, message: `must resolve to public addresses only (${host} resolves to ${address}, ${addressRange(address)})` }
   }
   return first
-}
-
-async function withTimeout<T> (promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await Promise.race([promise, new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error('timeout')), ms) })])
-  } finally {
-    clearTimeout(timer)
-  }
 }

@@ -33,14 +33,14 @@ function due (filter: DueFilter) {
 }
 
 /**
- * Enabled endpoints of enabled partners with at least one due delivery, in random order (so that
+ * Enabled endpoints of enabled partners (with their owner) with at least one due delivery, in random order (so that
  * when a worker has fewer free slots than endpoints have work, none is always last). One index
  * probe per endpoint: the cost follows the number of endpoints, never the size of a backlog.
  */
-export async function endpointsWithDueDeliveries (db: Db, filter: DueFilter, limit: number): Promise<string[]> {
+export async function endpointsWithDueDeliveries (db: Db, filter: DueFilter, limit: number): Promise<Array<{ endpointId: string, userId: string }>> {
   const rows = await db.selectFrom('webhook_endpoints as w')
     .innerJoin('users as u', 'u.user_id', 'w.user_id')
-    .select('w.endpoint_id')
+    .select(['w.endpoint_id', 'w.user_id'])
     .where('w.status', '=', sql.lit('enabled'))
     .where('u.disabled_at', 'is', null)
     .where((eb) => eb.exists(eb.selectFrom('webhook_deliveries').select(sql.lit(1).as('one'))
@@ -49,7 +49,7 @@ export async function endpointsWithDueDeliveries (db: Db, filter: DueFilter, lim
     .orderBy(sql`random()`)
     .limit(limit)
     .execute()
-  return rows.map((row) => row.endpoint_id)
+  return rows.map((row) => ({ endpointId: row.endpoint_id, userId: row.user_id }))
 }
 
 export interface ClaimedDelivery {
@@ -84,6 +84,14 @@ export async function releaseDeliveries (db: Db, endpointId: string, eventIds: r
   await db.updateTable('webhook_deliveries')
     .set({ lease_until_ms: null, lease_token: null })
     .where('endpoint_id', '=', endpointId).where('event_id', 'in', eventIds).where('lease_token', '=', token)
+    .execute()
+}
+
+/** Gives a claimed delivery back, due at `dueMs` rather than at once, without counting an attempt. */
+export async function postponeDelivery (db: Db, endpointId: string, eventId: number, token: string, dueMs: number): Promise<void> {
+  await db.updateTable('webhook_deliveries')
+    .set({ next_attempt_ms: dueMs, lease_until_ms: null, lease_token: null })
+    .where('endpoint_id', '=', endpointId).where('event_id', '=', eventId).where('lease_token', '=', token)
     .execute()
 }
 
