@@ -29,7 +29,7 @@ type Entry = Record<string, unknown> & { accounts_expected: number, accounts_rep
 /** The API's daily entries of a brand with include=status, every page. */
 async function statusEntries (api: PartnerAnalyticsClient, brandId: number): Promise<Entry[]> {
   const entries: Entry[] = []
-  for await (const entry of api.dailyEntries({ since: SINCE, until: UNTIL, brand_id: [brandId], include: ['status'] })) entries.push(entry as unknown as Entry)
+  for await (const entry of api.dailyEntries({ since: SINCE, until: UNTIL, brand_id: [brandId], include: ['status'], gaps: 'carry' })) entries.push(entry as unknown as Entry)
   return entries
 }
 
@@ -110,8 +110,10 @@ for (const dialect of DIALECTS) {
       const entries = await statusEntries(api, 4)
       const [facebook] = (await api.dataStatus({ brand_id: [4], platform: ['fb'], since: SINCE, until: UNTIL })).data
       assert.deepEqual(facebook?.missing, [{ since: '2026-11-04', until: '2026-11-04' }])
-      const cliff = entries.find((entry) => entry.date === '2026-11-04')
-      assert.deepEqual([cliff?.followers, cliff?.accounts_reported, cliff?.accounts_expected], [186205, 2, 3], 'the issue\'s cliff')
+      const [cliff] = (await api.analytics({ type: 'daily', since: '2026-11-04', until: '2026-11-04', brand_id: [4], include: ['status'] })).data as unknown as Entry[]
+      assert.deepEqual([cliff?.followers, cliff?.accounts_reported, cliff?.accounts_expected], [186205, 2, 3], 'the issue\'s cliff, without gaps=carry')
+      const carried = entries.find((entry) => entry.date === '2026-11-04')
+      assert.ok(Number(carried?.followers) > 1_400_000, 'with gaps=carry, the Facebook account\'s followers carried from 2026-11-03')
 
       // The list above the charts: exactly the days with accounts missing.
       const short = entries.filter((entry) => entry.accounts_reported < entry.accounts_expected)

@@ -86,7 +86,7 @@ for (const dialect of DIALECTS) {
       await waitForLoads(page)
     }
 
-    it('draws brand 4\'s followers on 2026-11-04 without a fall: the day is a hollow point apart from the line', async () => {
+    it('draws brand 4\'s followers on 2026-11-04 without a fall: the Facebook account carried from its last report, dashed', async () => {
       const [cliff] = (await api.analytics({ type: 'daily', since: '2026-11-04', until: '2026-11-04', brand_id: [4], include: ['status'] })).data as unknown as Array<Record<string, number>>
       assert.deepEqual([cliff?.followers, cliff?.accounts_reported, cliff?.accounts_expected], [186205, 2, 3], 'the issue\'s cliff')
       const plot = await plotOf(page, 'followers')
@@ -97,29 +97,30 @@ for (const dialect of DIALECTS) {
       // Between the 1.2 M level and the 0.4 M level, around 2026-11-04: a fall to 186,205 would cross it; nothing must.
       const band = { x0: xOf('2026-11-03') + 2, x1: xOf('2026-11-05') - 2, y0: yOf(1_200_000), y1: yOf(400_000) }
       assert.equal(await inkOf(page, 'followers', band, [0x1f, 0x5f, 0xa8]), 0, 'no line crosses the band: no fall is drawn')
-      // The point itself is drawn, hollow, at its own value.
-      const point = { x0: xOf('2026-11-04') - 6, x1: xOf('2026-11-04') + 6, y0: yOf(186_205) - 6, y1: yOf(186_205) + 6 }
-      assert.ok(await inkOf(page, 'followers', point, [0x1f, 0x5f, 0xa8]) > 4, 'the partial point is drawn')
+      // The page asked with gaps=carry: the day stands at the carried value, on the line (dashed), not at 186,205.
+      const [carried] = (await api.analytics({ type: 'daily', since: '2026-11-04', until: '2026-11-04', brand_id: [4], include: ['status'], gaps: 'carry' })).data as unknown as Array<Record<string, number>>
+      assert.ok(Number(carried?.followers) > 1_400_000)
+      const point = { x0: xOf('2026-11-04') - 2, x1: xOf('2026-11-04') + 2, y0: yOf(Number(carried?.followers)) - 4, y1: yOf(Number(carried?.followers)) + 4 }
+      assert.ok(await inkOf(page, 'followers', point, [0x1f, 0x5f, 0xa8]) > 2, 'the carried day is drawn at its carried value')
+      const low = { x0: xOf('2026-11-04') - 6, x1: xOf('2026-11-04') + 6, y0: yOf(186_205) - 6, y1: yOf(186_205) + 6 }
+      assert.equal(await inkOf(page, 'followers', low, [0x1f, 0x5f, 0xa8]), 0, 'nothing is drawn at the zero-filled 186,205')
       // And the list names it, with the account missing.
       const listed = await page.locator('[data-incomplete-point]').allTextContents()
       assert.ok(listed.some((text) => text.startsWith('2026-11-04') && text.includes('2 of 3 accounts reported')), listed.join('\n'))
       await screenshot(page, dialect, 'truth-brand-4-90-days')
     })
 
-    it('scales the engagement rate on its complete days: brand 5\'s 1,212 % day does not set the axis', async () => {
+    it('draws brand 5\'s engagement rate by the gap rules: its 1,212 % day (interactions without views) does not set the axis', async () => {
       await open(`?brands=5&since=2026-10-28&until=${LAST_DAY}`)
       const entries = (await api.analytics({ type: 'daily', since: '2026-10-28', until: LAST_DAY, brand_id: [5], include: ['status'] })).data as Array<Record<string, unknown>>
       const spike = entries.find((entry) => entry.date === '2026-11-05')
       assert.equal(spike?.engagement_rate, 12.118819)
-      const complete = entries.filter((entry) => {
-        const reported = entry.metrics_reported as Record<string, number>
-        const expected = entry.metrics_expected as Record<string, number>
-        return entry.accounts_reported === entry.accounts_expected && ['interactions', 'views', 'reach'].every((metric) => (reported[metric] ?? 0) >= (expected[metric] ?? 0))
-      }).map((entry) => Number(entry.engagement_rate))
+      // The page asks with gaps=carry: each day's rate over the account-days reporting both its parts.
+      const carried = (await api.analytics({ type: 'daily', since: '2026-10-28', until: LAST_DAY, brand_id: [5], gaps: 'carry' })).data.map((entry) => Number(entry.engagement_rate))
+      const highest = Math.max(...carried)
+      assert.ok(highest < 1, `no day reads 1,212 % by the gap rules (highest ${highest})`)
       const plot = await plotOf(page, 'engagement_rate')
-      assert.ok(plot.ymax >= Math.max(...complete) && plot.ymax < 1.2 * Math.max(...complete), `axis top ${plot.ymax}, highest complete day ${Math.max(...complete)}`)
-      // The clipped point is still drawn: an arrow at the top edge, in the line's colour.
-      assert.ok(await inkOf(page, 'engagement_rate', { x0: plot.left, x1: plot.left + plot.width, y0: plot.top, y1: plot.top + 9 }, [0x1f, 0x5f, 0xa8]) > 4)
+      assert.ok(plot.ymax >= highest && plot.ymax < 1.2 * highest, `axis top ${plot.ymax}, highest day ${highest}`)
       assert.equal((await page.locator('[data-chart="engagement_rate"] .chart').getAttribute('aria-label'))?.includes('The axis starts at 0'), true)
     })
 

@@ -169,7 +169,7 @@ for (const dialect of DIALECTS) {
 
     it('walks every daily page: each chart value is the API entry of that day, a day without one is a gap', async () => {
       const period = { since: addDays(today, -27), until: today }
-      const entries = await allDailyEntries(api, period)
+      const entries = await allDailyEntries(api, { ...period, gaps: 'carry' })
       const dailyCalls = requests.filter((url) => url.includes('/analytics/') && url.includes('type=daily'))
       assert.equal(dailyCalls.length, Math.ceil(entries.length / 20), 'one request per page of 20')
       const labelOf = (entry: Record<string, unknown>) => brandName(entry.brand_id)
@@ -182,7 +182,7 @@ for (const dialect of DIALECTS) {
     it('downloads the daily entries as the same CSV file as partner-analytics-export', async () => {
       const charts = section(/^Over time/)
       const args = await exportArgsShown(charts)
-      assert.deepEqual(args, ['analytics', '--type', 'daily', '--since', addDays(today, -27), '--until', today, '--format', 'csv'])
+      assert.deepEqual(args, ['analytics', '--type', 'daily', '--since', addDays(today, -27), '--until', today, '--gaps', 'carry', '--format', 'csv'])
       const downloaded = await downloadCsv(page, charts)
       assert.equal(downloaded.name, `analytics-daily-${addDays(today, -27)}-${today}.csv`)
       assert.equal(downloaded.text, await exportFile(server.baseUrl, server.partner, args))
@@ -203,7 +203,7 @@ for (const dialect of DIALECTS) {
       assert.equal(search.get('since'), period.since)
       assert.equal(search.get('until'), period.until)
 
-      const entries = await allDailyEntries(api, { ...period, brand_id: [first.brand_id, second.brand_id] })
+      const entries = await allDailyEntries(api, { ...period, brand_id: [first.brand_id, second.brand_id], gaps: 'carry' })
       const table = await readSeriesTable(page, 'views')
       assertSeriesTable(table, entries, 'date', (entry) => brandName(entry.brand_id), 'views')
       for (let day = 0; day < 6; day++) assert.deepEqual(table.rows.get(addDays(period.since, day)), ['—', '—'], 'no entry: a gap, not 0')
@@ -233,14 +233,14 @@ for (const dialect of DIALECTS) {
       assert.equal(await page.getByRole('checkbox', { name: 'YouTube', exact: true }).isChecked(), false)
 
       const since = new Date(Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 12, 1)).toISOString().slice(0, 10)
-      const query = { type: 'monthly' as const, since, until: today, platform: ['fb', 'ig', 'tk'] as Array<'fb' | 'ig' | 'tk'>, split_by_platform: true }
+      const query = { type: 'monthly' as const, since, until: today, platform: ['fb', 'ig', 'tk'] as Array<'fb' | 'ig' | 'tk'>, split_by_platform: true, gaps: 'carry' as const }
       const monthly = await api.analytics(query)
       for (const metric of ['views', 'followers', 'engagement_rate']) {
         assertSeriesTable(await readSeriesTable(page, metric), monthly.data, 'month', (entry) => PLATFORM_NAMES[String(entry.platform)] ?? '', metric)
       }
       const charts = section(/^Over time/)
       const args = await exportArgsShown(charts)
-      assert.deepEqual(args, ['analytics', '--type', 'monthly', '--since', since, '--until', today, '--platform', 'fb,ig,tk', '--split-by-platform', '--format', 'csv'])
+      assert.deepEqual(args, ['analytics', '--type', 'monthly', '--since', since, '--until', today, '--platform', 'fb,ig,tk', '--split-by-platform', '--gaps', 'carry', '--format', 'csv'])
       assert.equal((await downloadCsv(page, charts)).text, await exportFile(server.baseUrl, server.partner, args))
     })
 

@@ -70,13 +70,14 @@ describe('dashboard data status', () => {
     assert.equal(formatRanges(Array.from({ length: 7 }, () => ({ since: '2026-01-01', until: '2026-01-01' })), 5).endsWith(' and 2 more'), true)
   })
 
-  it('asks for include=status on charts and tables, and leaves it out of the export command', () => {
+  it('asks for include=status on charts and tables, and leaves it out of the export command; charts ask for gaps=carry, and the command too', () => {
     const scope = { brand_id: [4], platform: ['fb' as const], split_by_platform: true as const }
     const period = { since: '2026-11-01', until: '2026-11-24' }
     const query = seriesQuery(DEFAULT_FILTERS, scope, period)
     assert.deepEqual(query.include, ['status'])
+    assert.equal(query.gaps, 'carry')
     assert.deepEqual(tableQuery(scope, period).include, ['status'])
-    assert.deepEqual(analyticsExportArgs(query), ['analytics', '--type', 'daily', '--since', '2026-11-01', '--until', '2026-11-24', '--brand-id', '4', '--platform', 'fb', '--split-by-platform', '--format', 'csv'])
+    assert.deepEqual(analyticsExportArgs(query), ['analytics', '--type', 'daily', '--since', '2026-11-01', '--until', '2026-11-24', '--brand-id', '4', '--platform', 'fb', '--split-by-platform', '--gaps', 'carry', '--format', 'csv'])
     assert.deepEqual(dataStatusQuery(scope, period), { since: '2026-11-01', until: '2026-11-24', brand_id: [4], platform: ['fb'] })
   })
 

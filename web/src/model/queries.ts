@@ -46,10 +46,12 @@ export function analyticsScope (filters: Filters, brands: readonly BrandAccounts
 
 /**
  * The chart query: every daily page, or the monthly breakdown, with each entry's completeness
- * (include=status: the points with fewer accounts reporting than expected are marked).
+ * (include=status: the points with fewer accounts reporting than expected are marked) and the
+ * gap rules (gaps=carry: a stock carried from each account's last report, a rate over the
+ * account-days reporting both its parts, a flow never invented).
  */
 export function seriesQuery (filters: Filters, scope: Scope, period: Period): AnalyticsQuery {
-  return { type: filters.granularity, ...period, ...scopeParams(scope), include: ['status'] }
+  return { type: filters.granularity, ...period, ...scopeParams(scope), include: ['status'], gaps: 'carry' }
 }
 
 /** The table query: one agg entry per brand, account or platform, with total, average and completeness. */
@@ -109,6 +111,7 @@ export function analyticsExportArgs (query: AnalyticsQuery): string[] {
   if (query.account_id !== undefined) args.push('--account-id', list(query.account_id))
   if (query.platform !== undefined) args.push('--platform', list(query.platform))
   if (query.split_by_platform === true) args.push('--split-by-platform')
+  if (query.gaps === 'carry') args.push('--gaps', 'carry')
   args.push('--format', 'csv')
   return args
 }

@@ -64,7 +64,8 @@ export async function runExport (argv: string[], io: ExportIo): Promise<number> 
   common(program.command('analytics').description('daily, monthly or agg analytics (agg also writes the total and average)'))
     .addOption(new Option('--type <type>', 'report type').choices(['daily', 'monthly', 'agg']).default('daily'))
     .option('--split-by-platform', 'group by platform only, across brands')
-    .action(async (options: CommonOptions & { type: 'daily' | 'monthly' | 'agg', splitByPlatform?: boolean }) => {
+    .addOption(new Option('--gaps <mode>', 'a day an account did not report: zero (the default answers) or carry (stocks carried, rates over the account-days reporting both parts)').choices(['zero', 'carry']))
+    .action(async (options: CommonOptions & { type: 'daily' | 'monthly' | 'agg', splitByPlatform?: boolean, gaps?: 'zero' | 'carry' }) => {
       await run(analyticsJob(options.format, {
         type: options.type,
         since: options.since,
@@ -73,6 +74,7 @@ export async function runExport (argv: string[], io: ExportIo): Promise<number> 
         account_id: options.accountId,
         platform: listOption(options.platform) as AnalyticsQuery['platform'],
         split_by_platform: options.splitByPlatform,
+        gaps: options.gaps,
       }), options)
     })
 
