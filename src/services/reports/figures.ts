@@ -4,10 +4,10 @@ import type { PlatformCode } from '../../domain/platforms.js'
 import { centsToAmount, microsToCents, roundedRatio } from '../../domain/rounding.js'
 
 /**
- * The figures of one report row (or of the totals) from exact integer sums, each metric by its own
- * rule in the catalogue (src/domain/metric-catalog.ts): `overDays`/`overAccounts` `sum` adds the
- * account-days; `last` takes each account's last reported value in the bucket, summed over the
- * accounts; `ratio` divides the summed parts (`ratioOf`), never averaging rounded values. Money is
+ * The figures of one report row (or of the totals) from exact integer sums, each metric by its kind
+ * in the catalogue (src/domain/metric-catalog.ts): a flow adds the account-days; a stock takes each
+ * account's last reported value in the bucket, summed over the accounts; a rate divides its summed
+ * parts (`ratioOf`), never averaging rounded values. Money is
  * summed in micro-units, rounded half-up to cents; ratios half-up to the catalogue's decimals.
  */
 
@@ -55,15 +55,15 @@ function definitionOf (metric: string): MetricDefinition {
 export function figureOf (metric: string, sums: Sums, days: number, platform: PlatformCode | undefined): number | null {
   const definition = definitionOf(metric)
   if (platform !== undefined && !definition.platforms.includes(platform)) return null
-  const rule = definition.overDays
-  if (rule === 'ratio') {
+  if (definition.kind === 'rate') {
     const inputs = definition.ratioOf
     if (inputs === undefined) throw new Error(`ratio metric without ratioOf: ${metric}`)
     const numerator = sums.sumOf(columnOf(inputs.numerator))
     const denominator = inputs.denominator === 'days' ? days : inputs.denominator === 'reach_or_views' ? sums.reachOrViews : sums.sumOf(columnOf(inputs.denominator))
     return roundedRatio(numerator, denominator, definition.decimals)
   }
-  if (rule === 'last') return sums.lastFollowers ?? 0
+  // The one stock of the catalogue: the account-buckets query keeps the last followers reported.
+  if (definition.kind === 'stock') return sums.lastFollowers ?? 0
   const total = sums.sumOf(columnOf(metric))
   return definition.unit === 'currency' ? centsToAmount(microsToCents(total)) : total
 }
