@@ -15,7 +15,7 @@ import tempfile
 from decimal import Decimal
 from typing import Any, Dict, Iterable, List, Mapping, Union
 
-__all__ = ["Table", "columns_of", "to_pandas", "write_csv"]
+__all__ = ["ReportTable", "Table", "columns_of", "flat_report_row", "to_pandas", "write_csv"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -123,3 +123,45 @@ class Table:
         """Writes ``data`` to ``path`` as CSV (see ``write_csv``); returns how many rows."""
         rows: List[Dict[str, Any]] = getattr(self, "data")
         return write_csv(rows, path)
+
+
+def flat_report_row(row: Mapping[str, Any]) -> Dict[str, Any]:
+    """A POST /reports row as one flat record: its dimensions, then one column per metric, then
+    (with a comparison) ``previous_<dimension>``, ``comparison_complete`` and per metric
+    ``previous_<metric>``, ``change_<metric>``, ``relative_change_<metric>``."""
+    flat: Dict[str, Any] = {}
+    for key, value in row.items():
+        if key == "metrics":
+            flat.update(value)
+        elif key == "comparison":
+            if value is None:
+                continue
+            for member, item in value.items():
+                if member == "complete":
+                    flat["comparison_complete"] = item
+                elif member == "metrics":
+                    flat.update({f"previous_{metric}": figure for metric, figure in item.items()})
+                elif member in ("change", "relative_change"):
+                    flat.update({f"{member}_{metric}": figure for metric, figure in item.items()})
+                else:
+                    flat[f"previous_{member}"] = item
+        else:
+            flat[key] = value
+    return flat
+
+
+class ReportTable:
+    """What a report page (POST /reports) can do with its ``rows``: each flattened by ``flat_report_row``."""
+
+    def flat_rows(self) -> List[Dict[str, Any]]:
+        """The rows, each one flat record."""
+        rows: List[Mapping[str, Any]] = getattr(self, "rows")
+        return [flat_report_row(row) for row in rows]
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame, one column per dimension and metric (needs the ``pandas`` extra)."""
+        return to_pandas(self.flat_rows())
+
+    def to_csv(self, path: PathLike) -> int:
+        """Writes the flat rows to ``path`` as CSV (see ``write_csv``); returns how many rows."""
+        return write_csv(self.flat_rows(), path)

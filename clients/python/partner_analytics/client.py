@@ -5,7 +5,7 @@ from __future__ import annotations
 import random as _random
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, Iterator, List, Literal, Optional, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import models
 from ._params import DateLike, IdList, OneOrMany, Words
@@ -16,7 +16,7 @@ from .feed import Feed
 from .models import (
     AccountStatus, AggReport, Brand, ChangesPage, DailyEntry, DailyReport, DataStatusPage, Delivery, DeliveryPage, DeliveryStatus,
     EventType, Gaps, Health, Include, Liveness, Me, MetricCatalog, MonthlyReport, Order, OrderBy, Post, PostsPage, Readiness, ReportType,
-    Start, Token, Webhook, WebhookList, WebhookWithSecret,
+    ReportResponse, ReportRow, Start, Token, Webhook, WebhookList, WebhookWithSecret,
 )
 from .paging import Pages, stuck_cursor
 
@@ -28,6 +28,51 @@ T = TypeVar("T")
 def _webhook_path(webhook_id: str) -> str:
     # An id is the API's (`wh_…`); quoting keeps any other text inside its path segment.
     return "/webhooks/" + urllib.parse.quote(webhook_id, safe="")
+
+
+def _words(value: Words) -> List[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _ids(value: IdList) -> List[int]:
+    return [value] if isinstance(value, int) else list(value)
+
+
+def _date_text(value: DateLike) -> str:
+    return value if isinstance(value, str) else value.isoformat()
+
+
+def _report_body(*, metrics: Words, dimensions: Optional[Words], since: Optional[DateLike], until: Optional[DateLike],
+                 brand_id: Optional[IdList], account_id: Optional[IdList], platform: Optional[Words],
+                 order_by: Optional[Sequence[Mapping[str, Any]]], limit: Optional[int], offset: Optional[int], cursor: Optional[str],
+                 comparison: Optional[Union[str, Mapping[str, DateLike]]], include: Optional[Words]) -> Dict[str, Any]:
+    """The POST /reports body of the keyword arguments given (those left None are left out)."""
+    body: Dict[str, Any] = {"metrics": _words(metrics)}
+    if dimensions is not None:
+        body["dimensions"] = _words(dimensions)
+    if since is not None:
+        body["since"] = _date_text(since)
+    if until is not None:
+        body["until"] = _date_text(until)
+    filters: Dict[str, Any] = {}
+    if brand_id is not None:
+        filters["brand_id"] = _ids(brand_id)
+    if account_id is not None:
+        filters["account_id"] = _ids(account_id)
+    if platform is not None:
+        filters["platform"] = _words(platform)
+    if filters:
+        body["filters"] = filters
+    if order_by is not None:
+        body["order_by"] = [dict(item) for item in order_by]
+    for name, value in (("limit", limit), ("offset", offset), ("cursor", cursor)):
+        if value is not None:
+            body[name] = value
+    if comparison is not None:
+        body["comparison"] = comparison if isinstance(comparison, str) else {key: _date_text(day) for key, day in comparison.items()}
+    if include is not None:
+        body["include"] = _words(include)
+    return body
 
 
 def _answer_or_unavailable(status: int) -> bool:
@@ -171,6 +216,32 @@ class Client:
         """The aggregated report, whole, with ``aggregates`` (total and average)."""
         return self.analytics(type="agg", since=since, until=until, brand_id=brand_id, account_id=account_id, platform=platform,
                               split_by_platform=split_by_platform, include=include, gaps=gaps)
+
+    # Reports (docs/reports.md) -----------------------------------------------------------------
+
+    def report(self, *, metrics: Words, dimensions: Optional[Words] = None, since: Optional[DateLike] = None,
+               until: Optional[DateLike] = None, brand_id: Optional[IdList] = None, account_id: Optional[IdList] = None,
+               platform: Optional[Words] = None, order_by: Optional[Sequence[Mapping[str, Any]]] = None,
+               limit: Optional[int] = None, offset: Optional[int] = None, cursor: Optional[str] = None,
+               comparison: Optional[Union[str, Mapping[str, DateLike]]] = None, include: Optional[Words] = None) -> ReportResponse:
+        """POST /reports: one page of a report. ``rows`` are dicts (dimensions, ``metrics``, and with a
+        comparison ``comparison``); ``to_pandas()`` flattens them into one column per metric."""
+        body = _report_body(metrics=metrics, dimensions=dimensions, since=since, until=until, brand_id=brand_id,
+                            account_id=account_id, platform=platform, order_by=order_by, limit=limit, offset=offset,
+                            cursor=cursor, comparison=comparison, include=include)
+        return self._call("POST", "/reports", {}, models.parse_report_response, body)
+
+    def report_rows(self, *, metrics: Words, dimensions: Optional[Words] = None, since: Optional[DateLike] = None,
+                    until: Optional[DateLike] = None, brand_id: Optional[IdList] = None, account_id: Optional[IdList] = None,
+                    platform: Optional[Words] = None, order_by: Optional[Sequence[Mapping[str, Any]]] = None,
+                    limit: Optional[int] = None, comparison: Optional[Union[str, Mapping[str, DateLike]]] = None,
+                    include: Optional[Words] = None) -> Pages[ReportRow, ReportResponse]:
+        """Every row of a report, page after page (``limit`` rows a page)."""
+        def page(cursor: Optional[str]) -> ReportResponse:
+            return self.report(metrics=metrics, dimensions=dimensions, since=since, until=until, brand_id=brand_id,
+                               account_id=account_id, platform=platform, order_by=order_by, limit=limit, cursor=cursor,
+                               comparison=comparison, include=include)
+        return Pages(page, lambda report: report.rows, lambda report: report.next_cursor)
 
     # Data status -------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple, TypedDict, Union, cast
 
 from ._convert import record, to_date, to_datetime, to_decimal
-from ._tables import Table
+from ._tables import ReportTable, Table
 
 # Values of the query parameters that accept a closed set of words.
 ReportType = Literal["daily", "agg", "monthly"]
@@ -937,7 +937,7 @@ def parse_report_row(raw: Any) -> ReportRow:
 
 
 @dataclass(frozen=True)
-class ReportResponse:
+class ReportResponse(ReportTable):
     """The ReportResponse answer of the API."""
 
     rows: List[ReportRow]

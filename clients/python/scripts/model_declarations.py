@@ -209,7 +209,9 @@ class Declarations:
         optional = [field for field in properties if field not in required]
         doc = sentence(schema.get("description")) or f"The {name} answer of the API."
         has_rows = properties.get("data", {}).get("type") == "array"
-        bases = "(Table)" if has_rows else ""
+        # A report page (POST /reports) holds its rows in `rows`, each with nested metrics.
+        has_report_rows = properties.get("rows", {}).get("type") == "array"
+        bases = "(Table)" if has_rows else "(ReportTable)" if has_report_rows else ""
         lines = ["@dataclass(frozen=True)", f"class {name}{bases}:", f'    """{doc}"""', ""]
         for field in [*required, *optional]:
             self.check_name(name, field)

@@ -4,7 +4,7 @@ import { errorFromResponse, NetworkError, ServerError, TokenExpiredError, TooMan
 import { describeNetworkFailure } from './network-cause.js'
 import type {
   AccountStatus, AnalyticsQuery, Brand, ChangesPage, ChangesQuery, CreateWebhookBody, DailyEntry, DailyReport, DataStatusPage, DataStatusQuery,
-  HealthResponse, MeQuery, MeResponse, MetricCatalog, Post, PostsQuery, PostsResponse, ReportOf, TokenResponse,
+  HealthResponse, MeQuery, MeResponse, MetricCatalog, Post, PostsQuery, PostsResponse, ReportOf, ReportRequest, ReportResponse, ReportRow, TokenResponse,
   UpdateWebhookBody, Webhook, WebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookWithSecret,
 } from './types.js'
 
@@ -211,6 +211,21 @@ export class PartnerAnalyticsClient {
       }, ms)
       signal.addEventListener('abort', onAbort, { once: true })
     })
+  }
+
+  /** POST /reports: one page of a report (docs/reports.md). */
+  async report (request: ReportRequest): Promise<ReportResponse> {
+    return await this.authorized<ReportResponse>('/reports', {}, 'POST', request)
+  }
+
+  /** Every row of a report, page after page (the request's `limit` is the page size). */
+  async * reportRows (request: Omit<ReportRequest, 'cursor' | 'offset'>): AsyncGenerator<ReportRow> {
+    let cursor: string | undefined
+    do {
+      const page = await this.report(cursor === undefined ? request : { ...request, cursor })
+      yield * page.rows
+      cursor = page.next_cursor
+    } while (cursor !== undefined)
   }
 
   /** GET /webhooks: your webhook endpoints (docs/webhooks.md). */

@@ -53,6 +53,12 @@ export type DataStatusQuery = QueryOf<paths['/data-status']['get']>
 export type ChangesQuery = QueryOf<paths['/changes']['get']>
 /** The report a query's `type` selects. */
 export type ReportOf<Q extends AnalyticsQuery> = Q['type'] extends 'monthly' ? MonthlyReport : Q['type'] extends 'agg' ? AggReport : Q['type'] extends 'daily' ? DailyReport : AnalyticsResponse
+/** POST /reports body (docs/reports.md). */
+export type ReportRequest = NonNullable<paths['/reports']['post']['requestBody']>['content']['application/json']
+/** A page of a report; `next_cursor` when more rows exist. */
+export type ReportResponse = Schemas['ReportResponse']
+/** One row of a report: its dimensions' values, `metrics`, and with a comparison its `comparison`. */
+export type ReportRow = Schemas['ReportRow']
 /** POST /webhooks body. */
 export type CreateWebhookBody = NonNullable<paths['/webhooks']['post']['requestBody']>['content']['application/json']
 /** PATCH /webhooks/{id} body. */
