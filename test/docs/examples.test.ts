@@ -26,7 +26,7 @@ import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
  */
 
 const REPO = resolve(fileURLToPath(new URL('../../', import.meta.url)))
-const DOCUMENTS = ['docs/api-reference.md', 'docs/client.md']
+const DOCUMENTS = ['docs/api-reference.md', 'docs/client.md', 'docs/reports.md']
 /** The data the reference names: `partner-analytics demo --brands 3 --days 60 --seed 42 --until 2026-10-31`. */
 const DEMO = { brands: 3, days: 60, seed: 42, until: '2026-10-31' }
 /** The partner of the examples: granted brands 1 and 2. */
