@@ -89,7 +89,7 @@ export async function openWorld (dialect: Dialect): Promise<World> {
   const changes = await app.inject({ method: 'GET', url: '/changes?start=latest', headers: { authorization: `Bearer ${token}` } })
   const changesCursor = changes.json<{ next_cursor: string }>().next_cursor
 
-  const known = { api_client_key: partner.clientKey, api_secret_key: partner.secretKey, url: TARGET_URL, metrics: ['views'] }
+  const known = { api_client_key: partner.clientKey, api_secret_key: partner.secretKey, url: TARGET_URL, metrics: ['views'], dataset: 'daily' }
   const webhooks = await webhookFixtures(app, store, partner.userId)
   return { store, app, limited, faulty, storeDown, storeDownStore, partner, token, disabled, disabledToken, later, laterToken, changesCursor, known, webhooks }
 }

@@ -19,6 +19,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 function dataQuery (url: string): Record<string, string> {
   if (url.startsWith('/analytics')) return { type: 'agg', since: '2026-11-01', until: '2026-11-03' }
   if (url.startsWith('/posts')) return { since: '2026-11-01', until: '2026-11-03', limit: '50' }
+  if (url === '/reports') return { metrics: 'views', since: '2026-11-01', until: '2026-11-03' }
   return {}
 }
 const ETAG = /^W\/"[A-Za-z0-9_-]{27}"$/

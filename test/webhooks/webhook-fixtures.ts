@@ -76,10 +76,11 @@ export async function concreteWebhookPath (store: Store, userId: string, url: st
   return path
 }
 
-/** A body each webhook route accepts (POST /webhooks needs a URL; a public address needs no resolver). */
+/** A body each route with a body accepts (POST /webhooks needs a URL; a public address needs no resolver). */
 export function acceptedBody (method: string, url: string): Record<string, unknown> | undefined {
   if (method === 'POST' && url === '/webhooks') return { url: 'https://93.184.216.34/hook' }
   if (method === 'POST' && url === '/exports') return { dataset: 'daily' }
+  if (method === 'POST' && url === '/reports') return { metrics: ['views'] }
   if (method === 'PATCH') return { description: 'changed' }
   return undefined
 }
