@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis'
+import { withRedisDeadline } from './redis-deadline.js'
 import type { Admission, Answered, AttemptRequest, AttemptSettlement, AttemptSubject, CounterSpec, CounterStore, Counted } from './counter-store.js'
 
 /**
@@ -9,17 +10,24 @@ import type { Admission, Answered, AttemptRequest, AttemptSettlement, AttemptSub
  * (REDIS_KEY_PREFIX) so several deployments or test files can share a server.
  *
  * Every wait is bounded (docs/reliability.md): a command not answered within REDIS_DEADLINES.commandMs
- * fails, nothing is queued while the connection is down (the command fails at once), and a lost
- * connection is retried at most every second. This class only fails fast; standing in for Redis
+ * of time this process could have read the answer fails (redis-deadline.ts), nothing is queued
+ * while the connection is down (the command fails at once), and a lost connection is retried at
+ * most every second. This class only fails fast; standing in for Redis
  * while it does not answer is resilient-counter-store.ts's job.
  */
 
 export const REDIS_DEADLINES = {
-  /** A command (script, PING) not answered within this fails (Redis answers in well under a millisecond). */
+  /**
+   * A command (script, PING) not answered within this fails (Redis answers in well under a
+   * millisecond); time the event loop was blocked counts at most two ticks (redis-deadline.ts).
+   */
   commandMs: 1000,
   /** Opening the TCP connection. */
   connectMs: 1000,
-  /** How long the first operations wait for the initial connection before giving up on it. */
+  /**
+   * How long the first operations wait for the initial connection before giving up on it (counted
+   * like commandMs: time the loop was blocked counts at most two ticks).
+   */
   startupMs: 2000,
   /** Reconnection attempts back off to at most this interval. */
   maxReconnectIntervalMs: 1000,
@@ -99,7 +107,7 @@ const SHARED: Answered = { fallback: false }
 export class RedisCounterStore implements CounterStore {
   private closed = false
   private readonly scripts: ScriptCommands
-  /** Settles once the first connection is ready, or after REDIS_DEADLINES.startupMs. */
+  /** Settles once the first connection is ready, or after REDIS_DEADLINES.startupMs (counted as in redis-deadline.ts). */
   private readonly started: Promise<void>
 
   constructor (private readonly redis: Redis, private readonly prefix: string) {
@@ -107,17 +115,17 @@ export class RedisCounterStore implements CounterStore {
     redis.defineCommand('paAdmit', { lua: ADMIT_SCRIPT })
     redis.defineCommand('paSettle', { lua: SETTLE_SCRIPT })
     this.scripts = redis as unknown as ScriptCommands
-    this.started = new Promise((resolve) => {
-      if (redis.status === 'ready') return resolve()
-      const timer = setTimeout(resolve, REDIS_DEADLINES.startupMs)
-      timer.unref()
-      redis.once('ready', () => { clearTimeout(timer); resolve() })
-    })
+    // Counted like a command's deadline (redis-deadline.ts): an instance busy starting up (the
+    // loop blocked for seconds) must not give up on a Redis whose answers are waiting to be read.
+    this.started = redis.status === 'ready'
+      ? Promise.resolve()
+      : withRedisDeadline(new Promise<void>((resolve) => { redis.once('ready', () => { resolve() }) }), REDIS_DEADLINES.startupMs).catch(() => {})
   }
 
   static connect (url: string, prefix: string): RedisCounterStore {
     const redis = new Redis(url, {
-      commandTimeout: REDIS_DEADLINES.commandMs,
+      // No ioredis commandTimeout: a plain timer would fail a command whose answer is already
+      // waiting when the loop was blocked; every command goes through withRedisDeadline instead.
       connectTimeout: REDIS_DEADLINES.connectMs,
       // No offline queue: while the connection is down a command fails at once (and the caller
       // falls back) instead of waiting in a queue and running late, counting requests twice.
@@ -135,14 +143,14 @@ export class RedisCounterStore implements CounterStore {
   async increment (counters: readonly CounterSpec[]): Promise<Counted> {
     if (counters.length === 0) return { values: [], fallback: false }
     await this.started
-    const values = await this.scripts.paIncrement(counters.length, ...counters.map((counter) => this.prefix + counter.key), ...counters.map((counter) => expiry(counter.expiresAtMs)))
+    const values = await this.deadline(this.scripts.paIncrement(counters.length, ...counters.map((counter) => this.prefix + counter.key), ...counters.map((counter) => expiry(counter.expiresAtMs))))
     return { values: values.map(Number), fallback: false }
   }
 
   async admitAttempt (request: AttemptRequest): Promise<Admission> {
     await this.started
-    const [answer, retryAfterMs] = await this.scripts.paAdmit(request.subjects.length * 3, ...this.subjectKeys(request.subjects),
-      request.id, Math.ceil(request.inFlightTtlMs), ...request.subjects.map((subject) => subject.limit))
+    const [answer, retryAfterMs] = await this.deadline(this.scripts.paAdmit(request.subjects.length * 3, ...this.subjectKeys(request.subjects),
+      request.id, Math.ceil(request.inFlightTtlMs), ...request.subjects.map((subject) => subject.limit)))
     if (Number(answer) === 1) return { admitted: true, fallback: false }
     if (Number(answer) === 2) return { admitted: false, reason: 'busy', fallback: false }
     return { admitted: false, reason: 'locked', retryAfterMs: Number(retryAfterMs), fallback: false }
@@ -150,22 +158,26 @@ export class RedisCounterStore implements CounterStore {
 
   async settleAttempt (settlement: AttemptSettlement): Promise<Answered> {
     await this.started
-    await this.scripts.paSettle(settlement.subjects.length * 3, ...this.subjectKeys(settlement.subjects),
+    await this.deadline(this.scripts.paSettle(settlement.subjects.length * 3, ...this.subjectKeys(settlement.subjects),
       settlement.id, settlement.outcome, expiry(settlement.windowEndMs),
-      ...settlement.subjects.flatMap((subject) => [subject.limit, subject.clearedBySuccess ? 1 : 0]))
+      ...settlement.subjects.flatMap((subject) => [subject.limit, subject.clearedBySuccess ? 1 : 0])))
     return SHARED
   }
 
   async ping (): Promise<void> {
     await this.started
-    await this.redis.ping()
+    await this.deadline(this.redis.ping())
   }
 
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
     // QUIT is answered within the command timeout or not at all: then drop the socket.
-    await this.redis.quit().catch(() => { this.redis.disconnect() })
+    await this.deadline(this.redis.quit()).catch(() => { this.redis.disconnect() })
+  }
+
+  private async deadline<T> (command: Promise<T>): Promise<T> {
+    return await withRedisDeadline(command, REDIS_DEADLINES.commandMs)
   }
 
   /** Each subject's failures, in-flight set and lock, in the order the scripts read them. */
