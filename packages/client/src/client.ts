@@ -3,6 +3,7 @@ import { baseUrlProblem, printableBaseUrl } from './base-url.js'
 import { errorFromResponse, NetworkError, ServerError, TokenExpiredError, TooManyAttemptsError, RateLimitError, ServiceUnavailableError, type PartnerAnalyticsError } from './errors.js'
 import { describeNetworkFailure } from './network-cause.js'
 import type {
+  CreateExportBody, ExportJob, ExportList, ExportManifest, ExportsQuery,
   AccountStatus, AnalyticsQuery, Brand, ChangesPage, ChangesQuery, CreateWebhookBody, DailyEntry, DailyReport, DataStatusPage, DataStatusQuery,
   HealthResponse, MeQuery, MeResponse, MetricCatalog, Post, PostsQuery, PostsResponse, ReportOf, ReportRequest, ReportResponse, ReportRow, TokenResponse,
   UpdateWebhookBody, Webhook, WebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookWithSecret,
@@ -42,6 +43,18 @@ const defaultSleep = async (ms: number): Promise<void> => { await new Promise((r
 
 /** How long changePages({ follow: true }) waits, once caught up, before asking again. */
 export const DEFAULT_POLL_INTERVAL_MS = 30_000
+
+/** How often waitExport asks, and how long it waits at most, by default. */
+export const DEFAULT_EXPORT_POLL_MS = 2_000
+export const DEFAULT_EXPORT_WAIT_MS = 3_600_000
+
+/** waitExport gave up: the job (as last seen) had not finished within its timeout. */
+export class ExportWaitTimeoutError extends Error {
+  constructor (readonly job: ExportJob) {
+    super(`export ${job.id} is still ${job.status} (${job.progress.rows_written} rows written)`)
+    this.name = 'ExportWaitTimeoutError'
+  }
+}
 
 /** Default of ClientOptions.timeoutMs. */
 export const DEFAULT_TIMEOUT_MS = 60_000
@@ -267,6 +280,96 @@ export class PartnerAnalyticsClient {
 
   async redeliverWebhookDelivery (id: string, deliveryId: string): Promise<WebhookDelivery> {
     return await this.authorized<WebhookDelivery>(`/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`, {}, 'POST')
+  }
+
+  /** POST /exports: queues a bulk export (docs/exports.md); the job comes back `queued`. */
+  async createExport (body: CreateExportBody): Promise<ExportJob> {
+    return await this.authorized<ExportJob>('/exports', {}, 'POST', body)
+  }
+
+  /** GET /exports: one page of your export jobs, newest first. */
+  async exports (query: ExportsQuery = {}): Promise<ExportList> {
+    return await this.authorized<ExportList>('/exports', { ...query })
+  }
+
+  /** Every export job, newest first, following next_cursor. */
+  async * allExports (options: { pageSize?: number } = {}): AsyncGenerator<ExportJob> {
+    let cursor: string | undefined
+    do {
+      const page = await this.exports({ limit: options.pageSize, cursor })
+      yield * page.data
+      cursor = page.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+
+  async getExport (id: string): Promise<ExportJob> {
+    return await this.authorized<ExportJob>(`/exports/${encodeURIComponent(id)}`, {})
+  }
+
+  /**
+   * DELETE /exports/{id}: a queued or running job is cancelled (its job returned, `cancelled`); a
+   * finished one is removed with its files (undefined).
+   */
+  async cancelExport (id: string): Promise<ExportJob | undefined> {
+    return await this.authorized<ExportJob | undefined>(`/exports/${encodeURIComponent(id)}`, {}, 'DELETE')
+  }
+
+  /**
+   * Polls the job every `pollIntervalMs` (default 2 s) until it is succeeded, failed or cancelled,
+   * and returns it; `onProgress` sees each poll. Bounded: after `timeoutMs` (default 1 hour) it
+   * throws an ExportWaitTimeoutError holding the job as last seen. The client's signal ends the wait.
+   */
+  async waitExport (id: string, options: { pollIntervalMs?: number, timeoutMs?: number, onProgress?: (job: ExportJob) => void } = {}): Promise<ExportJob> {
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_EXPORT_WAIT_MS)
+    for (;;) {
+      const job = await this.getExport(id)
+      options.onProgress?.(job)
+      if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') return job
+      const left = deadline - Date.now()
+      if (left <= 0) throw new ExportWaitTimeoutError(job)
+      await this.pause(Math.min(left, options.pollIntervalMs ?? DEFAULT_EXPORT_POLL_MS))
+    }
+  }
+
+  /** GET /exports/{id}/manifest: files, schema, sync id and the change-feed cursor to follow from. */
+  async exportManifest (id: string): Promise<ExportManifest> {
+    return await this.authorized<ExportManifest>(`/exports/${encodeURIComponent(id)}/manifest`, {})
+  }
+
+  /** The change feed from an export's snapshot on: the changes its files do not hold (see changePages). */
+  async * changesSince (manifest: Pick<ExportManifest, 'changes_cursor'>, options: { follow?: boolean, pollIntervalMs?: number } = {}): AsyncGenerator<ChangesPage> {
+    yield * this.changePages({ cursor: manifest.changes_cursor }, options)
+  }
+
+  /**
+   * GET /exports/{id}/files/{name} as a streaming Response (200, or 206 for a `range` header);
+   * other answers are thrown as typed errors. To save files, verified and resumed, use
+   * downloadExport / downloadExportFile (Node only).
+   */
+  async exportFileResponse (id: string, name: string, headers: Record<string, string>): Promise<Response> {
+    const url = this.url(`/exports/${encodeURIComponent(id)}/files/${encodeURIComponent(name)}`, {})
+    for (let attempt = 1; ; attempt++) {
+      if (this.token === undefined) await this.login()
+      const signal = this.options.signal
+      let response: Response
+      try {
+        response = await this.fetchImpl(url, { headers: { ...headers, authorization: `Bearer ${this.token ?? ''}` }, signal })
+      } catch (error) {
+        if (signal?.aborted === true) throw error
+        throw new NetworkError('GET', url, describeNetworkFailure(error, { url, timeoutMs: 0 }), error)
+      }
+      if (response.status === 200 || response.status === 206) return response
+      const error = errorFromResponse(response.status, await readJson(response), response.headers)
+      if (error instanceof TokenExpiredError && attempt === 1) {
+        await this.login()
+        continue
+      }
+      const retryable = error instanceof TooManyAttemptsError || error instanceof RateLimitError || error instanceof ServiceUnavailableError
+      if (!retryable || attempt >= this.backoff.maxAttempts) throw error
+      const delayMs = backoffDelayMs(attempt, error.retryAfterSeconds, this.backoff)
+      this.options.onRetry?.({ attempt, delayMs, error })
+      await this.sleep(delayMs)
+    }
   }
 
   /** A protected call: logs in when needed; on TOKEN_EXPIRED logs in again once and retries once. */

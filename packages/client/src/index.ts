@@ -1,4 +1,5 @@
-export { PartnerAnalyticsClient, DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, type ClientOptions } from './client.js'
+export { PartnerAnalyticsClient, DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, DEFAULT_EXPORT_POLL_MS, DEFAULT_EXPORT_WAIT_MS, ExportWaitTimeoutError, type ClientOptions } from './client.js'
+export { downloadExport, downloadExportFile, saveExportFile, ExportFileMismatchError, type DownloadedFile, type FileRequest } from './export-files.js'
 export { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js'
 export * from './errors.js'
 export type * from './types.js'

@@ -41,6 +41,13 @@ export type WebhookDelivery = Schemas['Delivery']
 export type WebhookDeliveryAttempt = Schemas['DeliveryAttempt']
 export type WebhookDeliveryPage = Schemas['DeliveryPage']
 
+export type ExportJob = Schemas['ExportJob']
+export type ExportStatus = ExportJob['status']
+export type ExportList = Schemas['ExportList']
+export type ExportFile = Schemas['ExportFile']
+export type ExportColumn = Schemas['ExportColumn']
+export type ExportManifest = Schemas['ExportManifest']
+
 /** GET /me parameters. */
 export type MeQuery = QueryOf<paths['/me']['get']>
 /** GET /analytics/ parameters; list parameters are arrays, sent comma-separated. */
@@ -65,3 +72,7 @@ export type CreateWebhookBody = NonNullable<paths['/webhooks']['post']['requestB
 export type UpdateWebhookBody = NonNullable<paths['/webhooks/{id}']['patch']['requestBody']>['content']['application/json']
 /** GET /webhooks/{id}/deliveries parameters. */
 export type WebhookDeliveriesQuery = QueryOf<paths['/webhooks/{id}/deliveries']['get']>
+/** POST /exports body. */
+export type CreateExportBody = NonNullable<paths['/exports']['post']['requestBody']>['content']['application/json']
+/** GET /exports parameters. */
+export type ExportsQuery = QueryOf<paths['/exports']['get']>

@@ -28,7 +28,7 @@ export interface RunningServer {
   close: () => Promise<void>
 }
 
-export async function startServer (dialect: Dialect, env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer (dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<RunningServer> {
   const testStore = await createTestStore(dialect)
   const dataset = generateDataset({ seed: 11, start: DATASET_START, days: DATASET_DAYS })
   await insertDatasetAndReadModel(testStore.store, dataset)
@@ -41,7 +41,7 @@ export async function startServer (dialect: Dialect, env: Record<string, string>
     const address = await app.listen({ host: '127.0.0.1', port: 0 })
     return { app, baseUrl: address, close: async () => { await app.close() } }
   }
-  const main = await listen(env)
+  const main = await listen(env, options)
   const siblings: Array<() => Promise<void>> = []
   return {
     baseUrl: main.baseUrl,
