@@ -955,7 +955,7 @@ class ReportResponse(ReportTable):
     platforms: Union[List[str], Literal["all"]]
     #: Brands in scope, ascending
     brand_ids: List[int]
-    #: What the report cost
+    #: What the report cost (the requests left in each rate-limit window are in the X-RateLimit-Remaining-* headers, as on every route, so that the body, and its ETag, stay the same for the same question)
     cost: ReportResponseCost
     #: Present only when another page exists
     next_cursor: Optional[str] = None
@@ -2015,8 +2015,8 @@ def parse_report_response_comparison(raw: Any) -> ReportResponseComparison:
     return cast(ReportResponseComparison, value)
 
 
-class _ReportResponseCostRequired(TypedDict):
-    """The members every ReportResponseCost has."""
+class ReportResponseCost(TypedDict):
+    """What the report cost (the requests left in each rate-limit window are in the X-RateLimit-Remaining-* headers, as on every route, so that the body, and its ETag, stay the same for the same question)."""
 
     #: Requests counted against the rate limits (always 1)
     requests: int
@@ -2026,13 +2026,6 @@ class _ReportResponseCostRequired(TypedDict):
     account_days_read: int
     #: Whether the report ran in the heavy lane
     heavy: bool
-
-
-class ReportResponseCost(_ReportResponseCostRequired, total=False):
-    """What the report cost. Members below are present only where the API says."""
-
-    #: Requests left in the tightest rate-limit window after this one (absent when limits are off)
-    rate_limit_remaining: int
 
 
 def parse_report_response_cost(raw: Any) -> ReportResponseCost:

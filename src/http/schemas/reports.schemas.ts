@@ -126,7 +126,6 @@ export const ReportResponse = component('ReportResponse', Type.Object({
     rows_estimate: Type.Integer({ description: 'Rows estimated before the report ran (limit 100000)' }),
     account_days_read: Type.Integer({ description: 'Account-days summed, both periods' }),
     heavy: Type.Boolean({ description: 'Whether the report ran in the heavy lane' }),
-    rate_limit_remaining: Type.Optional(Type.Integer({ description: 'Requests left in the tightest rate-limit window after this one (absent when limits are off)' })),
-  }, { description: 'What the report cost' }),
+  }, { description: 'What the report cost (the requests left in each rate-limit window are in the X-RateLimit-Remaining-* headers, as on every route, so that the body, and its ETag, stay the same for the same question)' }),
 }))
 export type ReportResponse = Static<typeof ReportResponse>

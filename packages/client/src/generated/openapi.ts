@@ -1037,7 +1037,7 @@ export interface components {
                     [key: string]: number | null;
                 };
             };
-            /** @description What the report cost */
+            /** @description What the report cost (the requests left in each rate-limit window are in the X-RateLimit-Remaining-* headers, as on every route, so that the body, and its ETag, stay the same for the same question) */
             cost: {
                 /** @description Requests counted against the rate limits (always 1) */
                 requests: number;
@@ -1047,8 +1047,6 @@ export interface components {
                 account_days_read: number;
                 /** @description Whether the report ran in the heavy lane */
                 heavy: boolean;
-                /** @description Requests left in the tightest rate-limit window after this one (absent when limits are off) */
-                rate_limit_remaining?: number;
             };
         };
         /** @description An inclusive run of days */

@@ -31,7 +31,7 @@ export const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (issues.length > 0) throw validationError(issues)
     const scope = await app.services.access.resolveScope(request.principal, asked)
     const result = await app.services.reports.run(scope, asked)
-    return envelopeOf(result, asked, remainingOf(reply), result.nextOffset === undefined ? undefined : cursors.encode(result.nextOffset, bindingOf(asked)))
+    return envelopeOf(result, asked, result.nextOffset === undefined ? undefined : cursors.encode(result.nextOffset, bindingOf(asked)))
   }
 
   app.post('/reports', {
@@ -69,17 +69,6 @@ function bindingOf (request: ReportRequest): unknown {
   return rest
 }
 
-/** The fewest requests left in any rate-limit window, from the headers the access hook set. */
-function remainingOf (reply: FastifyReply): number | undefined {
-  let least: number | undefined
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (!name.startsWith('x-ratelimit-remaining-')) continue
-    const remaining = Number(value)
-    if (Number.isSafeInteger(remaining) && (least === undefined || remaining < least)) least = remaining
-  }
-  return least
-}
-
 function rowJson (row: ReportRow, time: string | undefined): Record<string, unknown> {
   const { keys } = row
   const json: Record<string, unknown> = {}
@@ -112,7 +101,7 @@ function rowJson (row: ReportRow, time: string | undefined): Record<string, unkn
   return json
 }
 
-function envelopeOf (result: ReportResult, asked: ReportRequest, remaining: number | undefined, nextCursor: string | undefined): ReportResponse {
+function envelopeOf (result: ReportResult, asked: ReportRequest, nextCursor: string | undefined): ReportResponse {
   const time = timeDimensionOf(result.dimensions)
   const envelope: Record<string, unknown> = {
     rows: result.rows.map((row) => rowJson(row, time)),
@@ -134,7 +123,6 @@ function envelopeOf (result: ReportResult, asked: ReportRequest, remaining: numb
       rows_estimate: result.cost.rowsEstimate,
       account_days_read: result.cost.accountDaysRead,
       heavy: result.cost.heavy,
-      rate_limit_remaining: remaining,
     },
   }
   return envelope as ReportResponse
