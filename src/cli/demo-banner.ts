@@ -5,7 +5,7 @@ import { say, type CliIo } from './io.js'
  * What `serve` prints on the embedded demo database once it listens: the demo partner's key pair
  * and a ready-to-paste login against the address it really listens on.
  */
-export function printDemoAccess (io: CliIo, baseUrl: string, access: DemoAccess): void {
+export function printDemoAccess (io: CliIo, baseUrl: string, access: DemoAccess, options: { webhooksAllowPrivate?: boolean } = {}): void {
   if (access.state === 'unreadable') {
     say(io, `Demo key pair: ${access.file} is not readable as JSON; delete it and the database to start the demo afresh.`)
     return
@@ -26,6 +26,11 @@ export function printDemoAccess (io: CliIo, baseUrl: string, access: DemoAccess)
   say(io, `  export PA_BASE_URL=${baseUrl}`)
   say(io, `  export PA_API_CLIENT_KEY=${credentials.api_client_key}`)
   say(io, `  export PA_API_SECRET_KEY=${credentials.api_secret_key}`)
+  if (options.webhooksAllowPrivate !== true) {
+    // Webhooks refuse http:// and private addresses (docs/webhooks.md "Safe targets"): say how to reach a receiver on this machine.
+    say(io, 'Webhooks to a receiver on this machine (http://, localhost, a private address) are refused in production;')
+    say(io, 'for local development only, start with WEBHOOK_ALLOW_PRIVATE=1 to allow them.')
+  }
   say(io, '')
 }
 

@@ -85,6 +85,8 @@ describe('serve on the embedded default database', () => {
       assert.ok(key !== undefined && secret !== undefined, stderr)
       assert.ok(stderr.includes(`curl -s -X POST http://127.0.0.1:${port}/auth/login -H 'Content-Type: application/json' -d '{"api_client_key":"${key}","api_secret_key":"${secret}"}'`))
       assert.ok(stderr.includes(`Or open the dashboard and sign in with the key pair above: http://127.0.0.1:${port}/dashboard/`))
+      // A newcomer's local webhook receiver is refused by default: the banner says how to allow it.
+      assert.ok(stderr.includes('for local development only, start with WEBHOOK_ALLOW_PRIVATE=1 to allow them.'), stderr)
       // The walkthrough's environment, ready to paste.
       assert.ok(stderr.includes(`\n  export PA_BASE_URL=http://127.0.0.1:${port}\n  export PA_API_CLIENT_KEY=${key}\n  export PA_API_SECRET_KEY=${secret}\n`), stderr)
       assert.equal(statSync(join(cwd, 'data', 'partner-analytics.sqlite')).isFile(), true)

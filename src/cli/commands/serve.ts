@@ -87,7 +87,7 @@ async function runWorkers (io: CliIo, config: ResolvedConfig, workers: number, s
     })
     running.log.info({ url: `${metrics.url}/metrics` }, 'metrics listening')
   }
-  if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, running.port), demo)
+  if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, running.port), demo, { webhooksAllowPrivate: config.webhooks.allowPrivate })
   await running.closed
   await metrics?.close()
 }
@@ -152,7 +152,7 @@ export async function startServer (io: CliIo, options: { worker?: boolean } = {}
 
   const url = await listenOrExplain(app, config.host, config.port)
   startBackgroundWork(app, services)
-  if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, (app.server.address() as AddressInfo).port), demo)
+  if (demo !== undefined) printDemoAccess(io, loopbackUrl(config.host, (app.server.address() as AddressInfo).port), demo, { webhooksAllowPrivate: config.webhooks.allowPrivate })
 
   let resolveClosed: () => void = () => {}
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve })
