@@ -12,7 +12,7 @@ The manual: docs/client-python.md in the repository.
 from ._session import RetryEvent, RetryPolicy, backoff_delay
 from ._transport import HttpRequest, HttpResponse, Transport, UrllibTransport
 from ._version import __version__
-from .client import DEFAULT_TIMEOUT, Client
+from .client import DEFAULT_TIMEOUT, Client, ExportFileMismatch, ExportWaitTimeout
 from .errors import (
     AuthenticationError, BadRequestError, ConflictError, CursorExpiredError, ForbiddenError, InternalServerError, InvalidCredentialsError,
     MethodNotAllowedError, NetworkError, NotFoundError, PartnerAnalyticsError, PermissionDeniedError, RateLimitError,
@@ -31,7 +31,7 @@ from .paging import Pages
 from .webhooks import Event, WebhookTestEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
-    "__version__", "Client", "DEFAULT_TIMEOUT", "RetryPolicy", "RetryEvent", "backoff_delay",
+    "__version__", "Client", "DEFAULT_TIMEOUT", "ExportFileMismatch", "ExportWaitTimeout", "RetryPolicy", "RetryEvent", "backoff_delay",
     "HttpRequest", "HttpResponse", "Transport", "UrllibTransport", "Pages", "Feed",
     "verify_webhook", "WebhookVerificationError", "Event", "WebhookTestEvent",
     "Health", "Liveness", "Readiness", "Token", "Me", "Brand", "DailyReport", "DailyEntry", "MonthlyReport", "MonthlyEntry",

@@ -164,6 +164,33 @@ class Session:
         except TokenExpiredError:
             return self.send(method, path, query, body=body, token=self._renewed_token(token), expect_body=expect_body)
 
+    def fetch_bytes(self, path: str, headers: Mapping[str, str]) -> HttpResponse:
+        """A protected GET whose answer is bytes, not JSON (an export's file): 200 or 206, with its
+        headers; TOKEN_EXPIRED renews the token once, 429/503 are retried as for every call."""
+        token = self._current_token()
+        for renewed in (False, True):
+            attempt = 1
+            while True:
+                request_headers = {"accept-encoding": "identity", "user-agent": self._user_agent, **headers,
+                                   "authorization": f"Bearer {token}"}
+                response = self._transport(HttpRequest("GET", self.base_url + path, request_headers, None), self._timeout)
+                if response.status in (200, 206):
+                    return response
+                error = self._refusal("GET", path, response)
+                if isinstance(error, TokenExpiredError) and not renewed:
+                    token = self._renewed_token(token)
+                    break
+                if not isinstance(error, _RETRYABLE) or attempt >= self._retry.max_attempts:
+                    raise error
+                delay = backoff_delay(attempt, error.retry_after, self._retry, self._random)
+                if self._retry.max_wait is not None and delay > self._retry.max_wait:
+                    raise error
+                if self._on_retry is not None:
+                    self._on_retry(RetryEvent(attempt=attempt, delay=delay, error=error))
+                self._sleep(delay)
+                attempt += 1
+        raise AssertionError("unreachable")
+
     def parsed(self, method: str, path: str, answer: Any, parse: Callable[[Any], T]) -> T:
         """The answer in the client's types; an answer that does not fit the API's document is a ServerError."""
         try:
@@ -190,6 +217,8 @@ class Session:
                 if not expect_body:
                     return None
                 payload = _decode(response.body)
+                if payload is None and response.status == 204:
+                    return None  # No Content: e.g. DELETE /exports/{id} of a finished job
                 if payload is None:
                     raise ServerError(f"{method} {path}: the answer is not JSON", status=response.status, code=f"HTTP_{response.status}",
                                       request_id=response.headers.get("x-request-id"), body=None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import random as _random
 import time
 import urllib.parse
@@ -14,13 +16,44 @@ from ._settings import DEFAULT_TIMEOUT, ENVIRONMENT, checked_base_url, from_envi
 from ._transport import Transport, UrllibTransport
 from .feed import Feed
 from .models import (
+    ExportJob, ExportList, ExportManifest,
     AccountStatus, AggReport, Brand, ChangesPage, DailyEntry, DailyReport, DataStatusPage, Delivery, DeliveryPage, DeliveryStatus,
     EventType, Gaps, Health, Include, Liveness, Me, MetricCatalog, MonthlyReport, Order, OrderBy, Post, PostsPage, Readiness, ReportType,
     ReportResponse, ReportRow, Start, Token, Webhook, WebhookList, WebhookWithSecret,
 )
 from .paging import Pages, stuck_cursor
 
-__all__ = ["Client", "DEFAULT_TIMEOUT", "ENVIRONMENT"]
+__all__ = ["Client", "DEFAULT_TIMEOUT", "ENVIRONMENT", "ExportFileMismatch", "ExportWaitTimeout"]
+
+
+class ExportWaitTimeout(Exception):
+    """wait_export gave up: the job (``job``, as last seen) had not finished within its timeout."""
+
+    def __init__(self, job: ExportJob) -> None:
+        super().__init__(f"export {job.id} is still {job.status} ({job.progress['rows_written']} rows written)")
+        self.job = job
+
+
+class ExportFileMismatch(Exception):
+    """A downloaded file's SHA-256 differs from the manifest's (the partial file is removed)."""
+
+    def __init__(self, name: str, expected: str, actual: str) -> None:
+        super().__init__(f"{name}: SHA-256 {actual} differs from the manifest's {expected}")
+        self.name = name
+        self.expected = expected
+        self.actual = actual
+
+
+def _export_path(export_id: str) -> str:
+    return "/exports/" + urllib.parse.quote(export_id, safe="")
+
+
+def _sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 T = TypeVar("T")
 
@@ -379,6 +412,116 @@ class Client:
         """POST /webhooks/{id}/deliveries/{delivery_id}/redeliver: send a finished delivery again, now."""
         path = f"{_webhook_path(webhook_id)}/deliveries/{urllib.parse.quote(delivery_id, safe='')}/redeliver"
         return self._call("POST", path, {}, models.parse_delivery)
+
+    def create_export(self, *, dataset: Literal["daily", "posts", "accounts"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None,
+                      compression: Optional[Literal["gzip", "none", "zstd", "snappy"]] = None, since: Optional[DateLike] = None,
+                      until: Optional[DateLike] = None, brand_id: Optional[IdList] = None, account_id: Optional[IdList] = None,
+                      platform: Optional[Words] = None, changed_since_cursor: Optional[str] = None) -> ExportJob:
+        """POST /exports: queue a bulk export (the job comes back ``queued``); see wait_export."""
+        body: Dict[str, Any] = {"dataset": dataset}
+        for name, value in (("format", format), ("compression", compression), ("changed_since_cursor", changed_since_cursor)):
+            if value is not None:
+                body[name] = value
+        if since is not None:
+            body["since"] = _date_text(since)
+        if until is not None:
+            body["until"] = _date_text(until)
+        if brand_id is not None:
+            body["brand_id"] = _ids(brand_id)
+        if account_id is not None:
+            body["account_id"] = _ids(account_id)
+        if platform is not None:
+            body["platform"] = _words(platform)
+        return self._call("POST", "/exports", {}, models.parse_export_job, body)
+
+    def exports_page(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> ExportList:
+        """GET /exports: one page of your export jobs, newest first."""
+        return self._get("/exports", {"limit": limit, "cursor": cursor}, models.parse_export_list)
+
+    def exports(self, *, page_size: Optional[int] = None) -> Iterator[ExportJob]:
+        """Every export job, newest first, page after page."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.exports_page(limit=page_size, cursor=cursor)
+            yield from page.data
+            if page.next_cursor is None:
+                return
+            if page.next_cursor == cursor:
+                raise stuck_cursor(cursor)
+            cursor = page.next_cursor
+
+    def export(self, export_id: str) -> ExportJob:
+        """GET /exports/{id}: the job, its status, progress, error or files."""
+        return self._get(_export_path(export_id), {}, models.parse_export_job)
+
+    def cancel_export(self, export_id: str) -> Optional[ExportJob]:
+        """DELETE /exports/{id}: a queued or running job is cancelled (the job returned, ``cancelled``);
+        a finished one is removed with its files (None)."""
+        answer = self._session.call("DELETE", _export_path(export_id), {})
+        if answer is not None:
+            return self._session.parsed("DELETE", _export_path(export_id), answer, models.parse_export_job)
+        return None
+
+    def wait_export(self, export_id: str, *, poll_interval: float = 2.0, timeout: float = 3600.0,
+                    on_progress: Optional[Callable[[ExportJob], None]] = None) -> ExportJob:
+        """Ask every ``poll_interval`` seconds until the job is succeeded, failed or cancelled and
+        return it; ``on_progress`` sees each answer. Bounded: after ``timeout`` seconds raises
+        ExportWaitTimeout holding the job as last seen."""
+        deadline = time.monotonic() + timeout
+        while True:
+            job = self.export(export_id)
+            if on_progress is not None:
+                on_progress(job)
+            if job.status in ("succeeded", "failed", "cancelled"):
+                return job
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ExportWaitTimeout(job)
+            time.sleep(min(left, poll_interval))
+
+    def export_manifest(self, export_id: str) -> ExportManifest:
+        """GET /exports/{id}/manifest: files, schema, sync id and the change-feed cursor to follow from."""
+        return self._get(_export_path(export_id) + "/manifest", {}, models.parse_export_manifest)
+
+    def download_export_file(self, export_id: str, name: str, path: str, *, resume: bool = True) -> int:
+        """Save one file of a succeeded export at ``path``, verified against the manifest's SHA-256
+        (ExportFileMismatch). The bytes go to ``path + ".part"`` first; with ``resume`` an earlier,
+        interrupted download's ``.part`` is continued (Range with If-Range, so a different file is
+        never appended). Returns the bytes that were already there and not asked again."""
+        manifest = self.export_manifest(export_id)
+        found = [file for file in manifest.files if file["name"] == name]
+        if not found:
+            raise ValueError(f"export {export_id} has no file {name!r}")
+        file = found[0]
+        if os.path.exists(path) and os.path.getsize(path) == file["bytes"] and _sha256_of(path) == file["sha256"]:
+            return file["bytes"]
+        partial = path + ".part"
+        have = os.path.getsize(partial) if resume and os.path.exists(partial) else 0
+        if have > file["bytes"]:
+            have = 0
+        kept = have
+        if have < file["bytes"]:
+            headers = {"range": f"bytes={have}-", "if-range": f'"{file["sha256"]}"'} if have > 0 else {}
+            response = self._session.fetch_bytes(f"{_export_path(export_id)}/files/{urllib.parse.quote(name, safe='')}", headers)
+            append = response.status == 206
+            kept = have if append else 0
+            with open(partial, "ab" if append else "wb") as handle:
+                handle.write(response.body)
+        actual = _sha256_of(partial)
+        if actual != file["sha256"]:
+            os.remove(partial)
+            raise ExportFileMismatch(name, file["sha256"], actual)
+        os.replace(partial, path)
+        return kept
+
+    def download_export(self, export_id: str, directory: str) -> ExportManifest:
+        """Save every file of a succeeded export into ``directory`` (each verified and resumable);
+        returns the manifest (its ``changes_cursor`` is where to follow the change feed from)."""
+        manifest = self.export_manifest(export_id)
+        os.makedirs(directory, exist_ok=True)
+        for file in manifest.files:
+            self.download_export_file(export_id, file["name"], os.path.join(directory, file["name"]))
+        return manifest
 
     # -------------------------------------------------------------------------------------------
 
