@@ -28,9 +28,14 @@ METHODS = {"getHealth": "health", "getHealthLive": "health_live", "getHealthRead
            "listChanges": "changes_page", "createWebhook": "create_webhook", "listWebhooks": "webhooks", "getWebhook": "webhook",
            "updateWebhook": "update_webhook", "deleteWebhook": "delete_webhook", "rotateWebhookSecret": "rotate_webhook_secret",
            "testWebhook": "test_webhook", "listWebhookDeliveries": "webhook_deliveries_page",
-           "redeliverWebhookDelivery": "redeliver_webhook_delivery"}
+           "redeliverWebhookDelivery": "redeliver_webhook_delivery", "createExport": "create_export", "listExports": "exports_page",
+           "getExport": "export", "deleteExport": "cancel_export", "getExportManifest": "export_manifest",
+           "downloadExportFile": "download_export_file"}
 # Path parameters are positional arguments named after what they identify.
 PATH_ARGUMENTS = {"id": "webhook_id", "delivery_id": "delivery_id"}
+EXPORT_PATH_ARGUMENTS = {"id": "export_id", "name": "name"}
+# Arguments a method takes beyond what the document declares: where a downloaded file goes.
+EXTRA_ARGUMENTS = {"downloadExportFile": {"path", "resume"}}
 
 
 def parameters(method_name: str) -> Set[str]:
@@ -47,8 +52,9 @@ def declared_arguments(operation_id: str) -> Set[str]:
         for operation in item.values():
             if operation.get("operationId") != operation_id:
                 continue
-            names = {PATH_ARGUMENTS[parameter["name"]] if parameter["in"] == "path" else parameter["name"]
-                     for parameter in operation.get("parameters", [])}
+            path_arguments = EXPORT_PATH_ARGUMENTS if path.startswith("/exports") else PATH_ARGUMENTS
+            names = {path_arguments[parameter["name"]] if parameter["in"] == "path" else parameter["name"]
+                     for parameter in operation.get("parameters", [])} | EXTRA_ARGUMENTS.get(operation_id, set())
             if operation_id != "login":
                 body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
                 names |= set(body.get("properties", {}))
