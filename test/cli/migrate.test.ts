@@ -19,6 +19,7 @@ const MIGRATIONS = [
   '2026_11_25_0300_change_feed_sync_index',
   '2026_11_25_0400_webhooks',
   '2026_11_25_0500_monthly_entry_json',
+  '2026_11_28_0000_export_jobs',
 ]
 
 for (const dialect of DIALECTS) {
