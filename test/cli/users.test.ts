@@ -162,7 +162,10 @@ for (const dialect of DIALECTS) {
       assert.equal(run.code, EXIT.OK, run.stderr)
       const rotated = run.json<Rotated>()
       const issuedAt = (await testStore.store.db.selectFrom('credentials').select('created_at').where('client_key', '=', rotated.api_client_key).executeTakeFirstOrThrow()).created_at
-      const graceEnd = new Date(Date.parse(issuedAt) + 5400_000).toISOString().slice(0, 19) + 'Z'
+      // The grace ends at the first whole second at or after the rotation + 1h30m (never before it):
+      // the issue time is that instant cut to the second, so the end is 1h30m after it, or 1 s more.
+      const graceEnd = rotated.replaced[0]?.revoked_at ?? ''
+      assert.ok([0, 1000].includes(Date.parse(graceEnd) - Date.parse(issuedAt) - 5400_000), `${issuedAt} → ${graceEnd}`)
       assert.deepEqual(rotated.replaced, [{ api_client_key: created.api_client_key, revoked_at: graceEnd }])
       const listed = (await cli('credentials', 'list', created.user_id, '--json')).json<CredentialList>()
       assert.deepEqual(listed.credentials.map((credential) => [credential.api_client_key, credential.revoked_at, credential.live]), [

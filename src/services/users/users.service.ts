@@ -180,10 +180,12 @@ export function graceEndOf (nowMs: number, graceSeconds: number): string {
 export async function rotateCredentials (db: Kysely<Database>, userId: string, graceSeconds = 0): Promise<RotatedCredentials> {
   return await db.transaction().execute(async (trx) => {
     await requireUser(trx, userId)
-    const at = now()
+    // One reading of the clock: the new pair's issue time and the grace's end are of the same instant.
+    const nowMs = Date.now()
+    const at = formatUtcSeconds(nowMs)
     const live = await listLiveCredentialsOfUser(trx, userId, at)
     if (graceSeconds > 0 && live.length >= MAX_LIVE_KEY_PAIRS) throw tooManyLivePairs(userId, live)
-    const graceEnd = graceEndOf(Date.now(), graceSeconds)
+    const graceEnd = graceEndOf(nowMs, graceSeconds)
     const replaced = live.map((credential) => {
       // With a grace period there is one live pair: it works on until the grace ends, or until
       // its own end if an earlier rotation already set a sooner one.
