@@ -10,7 +10,7 @@ import { daysInPeriod, type Period } from './period.js'
  */
 
 /** The members include=status appends to an entry. */
-export const STATUS_FIELDS = ['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected', 'gaps'] as const
+export const STATUS_FIELDS = ['accounts_expected', 'accounts_reported', 'metrics_reported', 'metrics_expected', 'account_days_expected', 'account_days_reported', 'gaps'] as const
 
 export interface EntryStatus {
   expected: number
