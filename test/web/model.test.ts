@@ -113,7 +113,7 @@ describe('dashboard queries', () => {
   it('names the export command that writes the same rows', () => {
     const scope = analyticsScope({ ...DEFAULT_FILTERS, brands: [1, 2], platforms: ['fb', 'ig'], split: true }, brands)
     assert.deepEqual(analyticsExportArgs(seriesQuery({ ...DEFAULT_FILTERS, granularity: 'monthly' }, scope, period)),
-      ['analytics', '--type', 'monthly', '--since', '2026-01-01', '--until', '2026-01-31', '--brand-id', '1,2', '--platform', 'fb,ig', '--split-by-platform', '--format', 'csv'])
+      ['analytics', '--type', 'monthly', '--since', '2026-01-01', '--until', '2026-01-31', '--brand-id', '1,2', '--platform', 'fb,ig', '--split-by-platform', '--gaps', 'carry', '--format', 'csv'])
     assert.deepEqual(postsExportArgs(postsQuery({ ...DEFAULT_FILTERS, postType: 'reel', orderBy: 'interactions', limit: 25 }, period)),
       ['posts', '--since', '2026-01-01', '--until', '2026-01-31', '--post-type', 'reel', '--order-by', 'interactions', '--page-size', '25', '--format', 'csv'])
   })
