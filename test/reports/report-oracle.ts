@@ -1,3 +1,4 @@
+import { APPLIES, ORDER } from '../analytics/oracle.js'
 import type { AnalyticsDataset } from '../helpers/analytics-fixtures.js'
 
 /**
@@ -19,22 +20,6 @@ export interface OracleReport {
 
 export type OracleReportAnswer = { status: 200, body: Record<string, unknown> & { rows: Array<Record<string, unknown>> } } | { status: 400 | 403 | 404 }
 
-const ORDER = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
-/** Which platform has which platform-specific metric (docs/api-reference.md's table, by hand). */
-const HAS: Record<string, string[]> = {
-  video_views_3s: ['fb'],
-  video_views_2s: ['pi'],
-  views_video: ['ig', 'tk', 'yt', 'sc', 'li', 'th', 'da'],
-  reach: ['fb', 'ig', 'sc', 'li'],
-  impressions: ['fb', 'li', 'da', 'pi'],
-  ad_reach: ['fb', 'ig'],
-  likes: ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'da', 'pi'],
-  shares: ['fb', 'ig', 'tk', 'yt', 'sc', 'li', 'th'],
-  comments: ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'pi'],
-  views_organic: ['fb', 'ig'],
-  views_paid: ['fb', 'ig'],
-  link_clicks: ['fb', 'li'],
-}
 const BY_REACH = ['fb', 'ig', 'sc', 'li']
 const TIME = ['date', 'week', 'month', 'quarter', 'year']
 const DECIMALS: Record<string, number> = { revenue: 2, posts_per_day: 2, engagement_rate: 6, interaction_rate: 6 }
@@ -97,7 +82,7 @@ function yearEarlier (date: string): string {
 
 /** A metric's value over some account-days (rows) of some accounts, the bucket having `days` days. */
 function metricOf (metric: string, rows: Row[], days: number, platform: string | undefined): number | null {
-  if (platform !== undefined && HAS[metric] !== undefined && !(HAS[metric] as string[]).includes(platform)) return null
+  if (platform !== undefined && APPLIES[metric] !== undefined && !(APPLIES[metric] as string[]).includes(platform)) return null
   const sum = (column: string): bigint => rows.reduce((total, row) => total + BigInt(row[column] === null || row[column] === undefined ? 0 : Number(row[column])), 0n)
   switch (metric) {
     case 'revenue': {
