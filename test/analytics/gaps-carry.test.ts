@@ -6,6 +6,7 @@ import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { CarryOracle } from './carry-oracle.js'
 import type { OracleQuery } from './oracle.js'
+import { generatedQueries, queryOf } from './oracle-queries.js'
 
 /**
  * /analytics/?gaps=carry (docs/analytics.md "Missing data") against an independent model of the
@@ -41,18 +42,6 @@ const RUNS = Number(process.env.CARRY_RUNS ?? 30)
 
 type Body = { data: Array<Record<string, unknown>>, next_cursor?: string, aggregates?: unknown }
 
-function queryOf (q: OracleQuery): Record<string, string> {
-  return {
-    type: q.type,
-    since: q.since,
-    until: q.until,
-    ...(q.brandIds === undefined ? {} : { brand_id: q.brandIds.join(',') }),
-    ...(q.accountIds === undefined ? {} : { account_id: q.accountIds.join(',') }),
-    ...(q.platforms === undefined ? {} : { platform: q.platforms.join(',') }),
-    ...(q.split ? { split_by_platform: 'true' } : {}),
-  }
-}
-
 const FIXED: OracleQuery[] = [
   { type: 'daily', since: '2026-02-01', until: '2026-02-28', split: false },
   { type: 'daily', since: '2026-01-15', until: '2026-02-20', brandIds: [1], platforms: ['tk', 'yt', 'th'], split: false },
@@ -67,19 +56,7 @@ const FIXED: OracleQuery[] = [
   { type: 'agg', since: '2026-03-01', until: '2026-03-31', split: true },
 ]
 
-const CODES = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
-const generated: fc.Arbitrary<OracleQuery> = fc.record({
-  type: fc.constantFrom<OracleQuery['type']>('daily', 'monthly', 'agg'),
-  start: fc.integer({ min: 0, max: 90 }),
-  length: fc.integer({ min: 0, max: 60 }),
-  brands: fc.option(fc.subarray(ACCESSIBLE, { minLength: 1 })),
-  platforms: fc.option(fc.subarray(CODES, { minLength: 1, maxLength: 3 })),
-  split: fc.boolean(),
-}).map(({ type, start, length, brands, platforms, split }) => {
-  const since = new Date(Date.UTC(2026, 0, 10 + start)).toISOString().slice(0, 10)
-  const until = new Date(Date.UTC(2026, 0, 10 + start + length)).toISOString().slice(0, 10)
-  return { type, since, until, split, ...(brands === null ? {} : { brandIds: brands }), ...(platforms === null ? {} : { platforms }) }
-})
+const generated = generatedQueries(ACCESSIBLE)
 
 for (const dialect of DIALECTS) {
   describe(`GET /analytics/?gaps=carry (${dialect})`, () => {
