@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
@@ -122,6 +123,9 @@ export function loadConfig (env: Env = process.env): Config {
   const replicaUrls = parseReplicaUrls(read(env, 'DATABASE_REPLICA_URLS'), database)
   if (typeof replicaUrls === 'string') problems.push(replicaUrls)
 
+  const dnsServers = parseDnsServers(read(env, 'WEBHOOK_DNS_SERVERS'))
+  if (typeof dnsServers === 'string') problems.push(dnsServers)
+
   const metrics = variables.metrics as { port?: number } | undefined
   if (metrics?.port !== undefined && metrics.port !== 0 && metrics.port === (variables.port ?? 8000)) {
     problems.push(`METRICS_PORT must differ from PORT: metrics are never served on the public port (got "${metrics.port}")`)
@@ -131,6 +135,7 @@ export function loadConfig (env: Env = process.env): Config {
     ...variables,
     workers: typeof workers === 'string' ? 1 : workers,
     replicas: { ...(variables.replicas as object), urls: typeof replicaUrls === 'string' ? [] : replicaUrls },
+    webhooks: { ...(variables.webhooks as object), ...(Array.isArray(dnsServers) ? { dnsServers } : {}) },
     database,
     isDefaultDatabase: databaseUrl === undefined,
     dataDir: database.kind === 'sqlite' && database.file !== ':memory:' ? dirname(resolve(database.file)) : resolve('data'),
@@ -164,6 +169,28 @@ export function parseReplicaUrls (raw: string | undefined, database: DatabaseCon
   if (bad !== undefined) return `DATABASE_REPLICA_URLS must be comma-separated postgres:// or postgresql:// URLs (got "${withoutPassword(bad)}")`
   if (urls.length > 0 && database.kind !== 'postgres') return 'DATABASE_REPLICA_URLS needs a PostgreSQL DATABASE_URL (replicas are PostgreSQL streaming replicas of it)'
   return urls
+}
+
+/**
+ * WEBHOOK_DNS_SERVERS: comma-separated name servers for webhook host names, each an address with
+ * an optional port — `192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53` or `[2001:db8::53]:5353` —
+ * the forms node:dns's setServers takes. Unset: undefined (the system's name servers).
+ */
+export function parseDnsServers (raw: string | undefined): string[] | string | undefined {
+  if (raw === undefined) return undefined
+  const servers = raw.split(',').map((item) => item.trim()).filter((item) => item !== '')
+  const valid = (server: string): boolean => {
+    if (isIP(server) !== 0) return true
+    const match = /^(?:\[([^\]]+)\]|([\d.]+)):(\d{1,5})$/.exec(server)
+    if (match === null) return false
+    const port = Number(match[3])
+    return port >= 1 && port <= 65535 && (match[1] !== undefined ? isIP(match[1]) === 6 : isIP(match[2] ?? '') === 4)
+  }
+  const bad = servers.find((server) => !valid(server))
+  if (servers.length === 0 || bad !== undefined) {
+    return `WEBHOOK_DNS_SERVERS must be comma-separated IP addresses, each with an optional port (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:5353) (got "${raw}")`
+  }
+  return servers
 }
 
 /** A URL fit to print: its password replaced by `***`. */

@@ -164,6 +164,11 @@ export const ConfigSchema = Type.Object({
     concurrency: fromEnv(Type.Integer({ minimum: 1, maximum: 1000, default: 32 }), { env: 'WEBHOOK_CONCURRENCY' }),
     /** Attempts running at once in one instance to one endpoint. */
     concurrencyPerEndpoint: fromEnv(Type.Integer({ minimum: 1, maximum: 100, default: 4 }), { env: 'WEBHOOK_CONCURRENCY_PER_ENDPOINT' }),
+    /**
+     * From WEBHOOK_DNS_SERVERS, comma-separated (src/config/load.ts): the name servers webhook
+     * host names are looked up with, as node:dns's setServers takes them; absent: /etc/resolv.conf's.
+     */
+    dnsServers: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
   }),
 })
 

@@ -16,6 +16,19 @@ describe('webhook configuration', () => {
     }
   })
 
+  it('reads WEBHOOK_DNS_SERVERS as comma-separated addresses with optional ports, and refuses anything else', () => {
+    assert.equal(loadConfig({}).webhooks.dnsServers, undefined)
+    assert.deepEqual(loadConfig({ WEBHOOK_DNS_SERVERS: '192.0.2.53, 127.0.0.1:5353,2001:db8::53,[2001:db8::53]:53' }).webhooks.dnsServers,
+      ['192.0.2.53', '127.0.0.1:5353', '2001:db8::53', '[2001:db8::53]:53'])
+    for (const bad of ['ns.example.com', '192.0.2.53:0', '192.0.2.53:70000', '[192.0.2.53]:53', '2001:db8::53:53x', ',']) {
+      assert.throws(() => loadConfig({ WEBHOOK_DNS_SERVERS: bad }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError)
+        assert.deepEqual(error.problems, [`WEBHOOK_DNS_SERVERS must be comma-separated IP addresses, each with an optional port (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:5353) (got "${bad}")`])
+        return true
+      }, bad)
+    }
+  })
+
   it('refuses bad values with one line each, naming the variable', () => {
     assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes please', WEBHOOK_RETRY_SCHEDULE: '5s,soon', CHANGES_RETENTION_DAYS: '0', WEBHOOK_CONCURRENCY: '0' }), (error: unknown) => {
       assert.ok(error instanceof ConfigError)

@@ -4,14 +4,16 @@ import type { ForegroundLoad } from '../foreground-load.js'
 import { createDeliveriesService, type DeliveriesService } from './deliveries.service.js'
 import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.js'
 import { createEndpointsService, type EndpointsService } from './endpoints.service.js'
-import { createNameLookups } from './name-lookups.js'
-import { systemResolver, type Resolver } from './target-policy.js'
+import { createNameLookups, type LookupLimits } from './name-lookups.js'
+import { dnsResolver, type Resolver } from './target-policy.js'
 
 /** Webhooks wired together: the partner's endpoints and deliveries, and the delivery worker they wake. */
 
 export interface WebhookOptions {
-  /** How host names resolve (tests inject names of their own); the system's resolver by default. */
+  /** How host names resolve (tests inject names of their own); WEBHOOK_DNS_SERVERS or the system's name servers by default. */
   resolver?: Resolver
+  /** Bounds of the host name lookups (LOOKUP_LIMITS by default; tests try others). */
+  lookupLimits?: LookupLimits
   /**
    * For read replicas: the newest sync every replica has applied. Events of later syncs are not
    * sent until it reaches them (events without a sync are never held); undefined: no limit.
@@ -36,7 +38,7 @@ export interface WebhooksServices {
 export function createWebhooksServices (deps: { config: ResolvedConfig, store: Store, now: () => number, foreground: ForegroundLoad, options?: WebhookOptions }): WebhooksServices {
   const { config, store, now, foreground, options = {} } = deps
   // One set of bounded lookups for the routes and the worker: a partner's share covers both.
-  const lookups = createNameLookups(options.resolver ?? systemResolver)
+  const lookups = createNameLookups(options.resolver ?? dnsResolver(config.webhooks.dnsServers), options.lookupLimits)
   const worker = createDeliveryWorker({
     store,
     allowPrivate: config.webhooks.allowPrivate,

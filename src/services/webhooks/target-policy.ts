@@ -26,30 +26,37 @@ export type { ResolvedAddress, Resolver }
 const LOOPBACK: ResolvedAddress[] = [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]
 
 /**
- * The system's name servers (those of /etc/resolv.conf), asked through c-ares (node:dns's
- * Resolver) for A and AAAA records: unlike getaddrinfo, which holds one of libuv's few threads
- * until it returns, its queries have their own timeout and tries and are cancelled when the
- * answer is no longer wanted, so a name server that never answers holds nothing. /etc/hosts is
- * not read; `localhost` and `*.localhost` are loopback by definition (RFC 6761).
+ * A resolver asking name servers through c-ares (node:dns's Resolver) for A and AAAA records:
+ * `servers` (WEBHOOK_DNS_SERVERS, as setServers takes them), else the system's (those of
+ * /etc/resolv.conf). Unlike getaddrinfo, which holds one of libuv's few threads until it returns,
+ * its queries have their own timeout and tries and are cancelled when the answer is no longer
+ * wanted, so a name server that never answers holds nothing. /etc/hosts is not read; `localhost`
+ * and `*.localhost` are loopback by definition (RFC 6761).
  */
-export const systemResolver: Resolver = async (hostname, signal) => {
-  const name = hostname.toLowerCase().replace(/\.$/, '')
-  if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK
-  const resolver = new DnsResolver({ timeout: 2000, tries: 2 })
-  const cancel = (): void => resolver.cancel()
-  signal?.addEventListener('abort', cancel, { once: true })
-  try {
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)])
-    const found: ResolvedAddress[] = [
-      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
-      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
-    ]
-    if (found.length === 0 && v4.status === 'rejected') throw v4.reason
-    return found
-  } finally {
-    signal?.removeEventListener('abort', cancel)
+export function dnsResolver (servers?: readonly string[]): Resolver {
+  return async (hostname, signal) => {
+    const name = hostname.toLowerCase().replace(/\.$/, '')
+    if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK
+    const resolver = new DnsResolver({ timeout: 2000, tries: 2 })
+    if (servers !== undefined) resolver.setServers(servers)
+    const cancel = (): void => resolver.cancel()
+    signal?.addEventListener('abort', cancel, { once: true })
+    try {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)])
+      const found: ResolvedAddress[] = [
+        ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+      ]
+      if (found.length === 0 && v4.status === 'rejected') throw v4.reason
+      return found
+    } finally {
+      signal?.removeEventListener('abort', cancel)
+    }
   }
 }
+
+/** The system's name servers (/etc/resolv.conf), through c-ares. */
+export const systemResolver: Resolver = dnsResolver()
 
 export function isRefusal (value: unknown): value is TargetRefusal {
   return typeof value === 'object' && value !== null && 'rule' in value
