@@ -7,7 +7,7 @@ import { sleep, waitFor } from '../helpers/processes.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { insertEnabledEndpoint } from '../helpers/webhook-endpoints.js'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
-import { QUIET, createWebhook, deliveryLog, partnerWithToken, record } from './webhook-fixtures.js'
+import { QUIET, deliveryLog, partnerWithToken, record } from './webhook-fixtures.js'
 
 /**
  * A name server that never answers one partner's names, on both stores, through the service's
