@@ -17,6 +17,18 @@ export const PRESET_LABELS: Record<Preset, string> = {
 
 export interface Period { since: string, until: string }
 
+/** The longest period the API answers (src/domain/period.ts MAX_PERIOD_DAYS), first and last day included. */
+export const MAX_PERIOD_DAYS = 1096
+
+/**
+ * The API's own words for a period it refuses as too long (422 `period_too_long`), or undefined
+ * when it is short enough: the filters form refuses it before asking.
+ */
+export function periodTooLong (period: Period): string | undefined {
+  const days = daysInPeriod(period)
+  return days > MAX_PERIOD_DAYS ? `The period may span at most ${MAX_PERIOD_DAYS} days; got ${days}` : undefined
+}
+
 const DAY_MS = 86_400_000
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 

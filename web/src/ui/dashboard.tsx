@@ -8,6 +8,7 @@ import { ChangesBanner } from './changes-banner.js'
 import { FiltersForm } from './filters-form.js'
 import { useDataStatus } from './loads.js'
 import { Loading, ProblemNotice } from './notices.js'
+import { ProblemRegistry, ProblemRegistryContext } from './problem-registry.js'
 import { RateLimitBanner } from './rate-limit-banner.js'
 import { useSession } from './session-context.js'
 import type { ViewProps } from './view-props.js'
@@ -35,6 +36,7 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
   const [filters, setFilters] = useState(() => parseFilters(window.location.search))
   const [revision, setRevision] = useState(0)
   const heading = useRef<HTMLHeadingElement>(null)
+  const problems = useMemo(() => new ProblemRegistry(), [])
 
   useEffect(() => {
     const onPopState = () => setFilters(parseFilters(window.location.search))
@@ -72,7 +74,7 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
   }
 
   return (
-    <>
+    <ProblemRegistryContext.Provider value={problems}>
       <header class='topbar'>
         <h1 ref={heading} tabIndex={-1}>Partner Analytics</h1>
         <p class='who'>Signed in as <strong data-user-name>{session.profile.name}</strong></p>
@@ -126,6 +128,6 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
           {filters.view === 'webhooks' && <WebhooksView />}
         </main>
       </div>
-    </>
+    </ProblemRegistryContext.Provider>
   )
 }

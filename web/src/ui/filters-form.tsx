@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Brand } from '../../../packages/client/src/types.js'
 import { periodOf, type Filters } from '../model/filters.js'
-import { PRESET_LABELS, PRESETS, type Preset } from '../model/period.js'
+import { periodTooLong, PRESET_LABELS, PRESETS, type Preset } from '../model/period.js'
 import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../model/platforms.js'
 
 /** The layout's breakpoint (styles.css): filters beside the content from here up. */
@@ -45,6 +45,11 @@ export function FiltersForm ({ filters, brands, today, lastDay, onApply }: { fil
     event.preventDefault()
     if (draft.period === 'custom' && (draft.since === '' || draft.until === '' || draft.since > draft.until)) {
       setDateError('Choose a first day on or before the last day.')
+      return
+    }
+    const tooLong = draft.period === 'custom' ? periodTooLong(draft) : undefined
+    if (tooLong !== undefined) {
+      setDateError(`${tooLong}: choose a shorter period.`)
       return
     }
     if (draft.period === 'custom' && lastDay !== null && draft.until > lastDay) {

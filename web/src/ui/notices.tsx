@@ -1,6 +1,7 @@
 import type { WalkProgress } from '../api/loaders.js'
 import type { Problem } from '../api/problems.js'
 import type { Period } from '../model/period.js'
+import { useFirstOfProblem } from './problem-registry.js'
 
 /** The page's honest states: loading (with progress), empty, and every kind of refusal. */
 
@@ -28,8 +29,14 @@ export function Empty ({ period, what }: { period: Period, what: string }) {
   )
 }
 
-/** `level`: the heading level that fits where the notice stands (2 on the sign-in page, 3 inside a panel). */
+/**
+ * `level`: the heading level that fits where the notice stands (2 on the sign-in page, 3 inside a
+ * panel). A problem already shown on the page (the same refusal of another load) is not repeated
+ * (problem-registry.ts): a line says the part is not loaded, and why in two words.
+ */
 export function ProblemNotice ({ problem, onRetry, level = 3 }: { problem: Problem, onRetry?: () => void, level?: 2 | 3 }) {
+  const first = useFirstOfProblem(problem)
+  if (!first) return <p class='hint' data-problem-repeat>Not loaded: {problem.title.toLowerCase()} (the same refusal, shown once on this page).</p>
   const Heading = level === 2 ? 'h2' : 'h3'
   return (
     <div class={`state state-problem problem-${problem.kind}`} role='alert' data-state={problem.kind}>
