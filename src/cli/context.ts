@@ -1,5 +1,6 @@
 import { loadConfig, resolveJwtSecret } from '../config/load.js'
 import type { ResolvedConfig } from '../config/schema.js'
+import { unfilteredChangesCursor } from '../http/cursors/changes-cursor.js'
 import { createServices, type Services } from '../services/index.js'
 import { MemoryCounterStore } from '../storage/counters/memory-counter-store.js'
 import type { Store } from '../storage/db.js'
@@ -36,7 +37,7 @@ export async function withServices<T> (io: CliIo, run: (context: CommandContext)
   try {
     const config = resolveJwtSecret(loaded)
     await migrateToLatest(store)
-    const services = createServices({ config, store, counters: new MemoryCounterStore() })
+    const services = createServices({ config, store, counters: new MemoryCounterStore(), changesCursor: unfilteredChangesCursor(config.jwtSecret) })
     return await run({ config, store, services })
   } finally {
     await store.destroy()

@@ -14,6 +14,7 @@ import { createAuthService, type AuthService } from './auth/auth.service.js'
 import { createHealthService, type HealthService } from './health.service.js'
 import { createImportService, type ImportService } from './import/import.service.js'
 import { createSyncsService, type SyncsService } from './import/syncs.service.js'
+import type { ChangesCursorWriter } from './exports/completed-event.js'
 import { createExportsServices, type ExportOptions, type ExportsServices } from './exports/index.js'
 import { createForegroundLoad, type ForegroundLoad } from './foreground-load.js'
 import { registerServiceMetrics } from './metrics/index.js'
@@ -53,6 +54,13 @@ export interface ServiceDeps {
   webhooks?: WebhookOptions
   /** The export worker's lease and poll (tests shorten them). */
   exports?: ExportOptions
+  /**
+   * Writes a user's unfiltered GET /changes cursor after an event number: the HTTP layer's
+   * encoding (src/http/cursors/changes-cursor.ts, unfilteredChangesCursor), which the
+   * export.completed webhook event carries as its manifest does. `serve` (and the tests' app)
+   * give it; without it the export worker announces nothing (scripts that never run exports).
+   */
+  changesCursor?: ChangesCursorWriter
 }
 
 export interface Services {
@@ -122,7 +130,7 @@ export function createServices (deps: ServiceDeps): Services {
     changes: createChangesService({ store, retentionDays: config.changes.retentionDays, now, visibleThroughSyncId }),
     changeRetention: createChangeRetention({ store, retentionDays: config.changes.retentionDays, now }),
     webhooks,
-    exports: createExportsServices({ config, store, now, options: deps.exports }),
+    exports: createExportsServices({ config, store, now, changesCursor: deps.changesCursor, options: deps.exports }),
     foreground,
     now,
     metrics: deps.metrics,

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../../src/config/load.js'
 import type { ResolvedConfig } from '../../src/config/schema.js'
 import { buildApp } from '../../src/http/app.js'
+import { unfilteredChangesCursor } from '../../src/http/cursors/changes-cursor.js'
 import type { Clock } from '../../src/services/access-cache.js'
 import { createServices } from '../../src/services/index.js'
 import type { ExportOptions } from '../../src/services/exports/index.js'
@@ -52,7 +53,7 @@ export async function buildUnreadyTestApp (store: Store, env: Record<string, str
   const config = testConfig(logs === undefined ? env : { LOG_LEVEL: 'info', ...env })
   const counters = createCounterStore(config)
   const logging = logs === undefined ? { logger: false } : { logStream: logs.stream }
-  const app = await buildApp(config, { services: createServices({ config, store, counters, clock, now, visibleThroughSyncId, webhooks, exports }), ...logging })
+  const app = await buildApp(config, { services: createServices({ config, store, counters, clock, now, visibleThroughSyncId, webhooks, exports, changesCursor: unfilteredChangesCursor(config.jwtSecret) }), ...logging })
   app.addHook('onClose', async () => {
     // A test may have started the webhook worker; it stops before the store goes.
     await app.services.webhooks.worker.stop(1000)

@@ -6,6 +6,7 @@ import { AggregatorRegistry, type Registry } from 'prom-client'
 import { ConfigError, loadConfig, parseWorkers, resolveJwtSecret } from '../../config/load.js'
 import type { ResolvedConfig } from '../../config/schema.js'
 import { buildApp } from '../../http/app.js'
+import { unfilteredChangesCursor } from '../../http/cursors/changes-cursor.js'
 import { startMetricsServer, type MetricsServer } from '../../http/metrics/metrics-server.js'
 import { prepareDemoDatabase, type DemoAccess } from '../../services/demo/first-start.js'
 import { createServices, type Services } from '../../services/index.js'
@@ -117,7 +118,7 @@ export async function startServer (io: CliIo, options: { worker?: boolean } = {}
     if (inMemory) demo = await setUp(store, config, io, { keepOpen: true })
     // A person at a terminal reads pino-pretty's lines; anything else (a pipe, a collector) gets JSON.
     const logStream = io.stdout.isTTY === true ? humanLogStream(io.stdout as NodeJS.WritableStream) : undefined
-    services = createServices({ config, store, counters, ...(registry === undefined ? {} : { metrics: registry }) })
+    services = createServices({ config, store, counters, changesCursor: unfilteredChangesCursor(config.jwtSecret), ...(registry === undefined ? {} : { metrics: registry }) })
     app = await buildApp(config, { services, logStream })
     if (store.dialect === 'postgres' && config.database.kind === 'postgres') {
       attachReplicas(store, config.database, { ...config.replicas, schema: config.database.schema, storeOptions: { deadlines: SERVING_DEADLINES } }, (event) => {

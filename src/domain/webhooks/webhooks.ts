@@ -5,8 +5,21 @@ import { CHANGE_EVENT_TYPES, type ChangeEventType } from '../changes.js'
  * service sends, and the words the delivery log uses.
  */
 
-/** Types an endpoint may subscribe to: every type of the change feed (the default). */
-export const SUBSCRIBABLE_EVENT_TYPES: readonly ChangeEventType[] = CHANGE_EVENT_TYPES
+/**
+ * Events sent to webhooks only, never in the change feed: they concern the partner itself, not a
+ * brand. export.completed: one of the partner's export jobs succeeded (docs/exports.md).
+ */
+export const WEBHOOK_ONLY_EVENT_TYPES = ['export.completed'] as const
+export type WebhookOnlyEventType = (typeof WEBHOOK_ONLY_EVENT_TYPES)[number]
+export const EXPORT_COMPLETED_EVENT_TYPE: WebhookOnlyEventType = 'export.completed'
+
+export type SubscribableEventType = ChangeEventType | WebhookOnlyEventType
+
+/** Types an endpoint may subscribe to, in the documented order: the change feed's, then the webhook-only ones. */
+export const SUBSCRIBABLE_EVENT_TYPES: readonly SubscribableEventType[] = [...CHANGE_EVENT_TYPES, ...WEBHOOK_ONLY_EVENT_TYPES]
+
+/** What an endpoint registered without `events` takes: every type of the change feed (webhook-only types are asked for by name). */
+export const DEFAULT_EVENT_TYPES: readonly SubscribableEventType[] = CHANGE_EVENT_TYPES
 
 /** Sent on demand by POST /webhooks/{id}/test, whatever the endpoint subscribed to; never in the feed. */
 export const TEST_EVENT_TYPE = 'webhook.test'
@@ -52,7 +65,7 @@ export interface WebhookEndpoint {
   userId: string
   url: string
   description: string | null
-  events: ChangeEventType[]
+  events: SubscribableEventType[]
   status: WebhookStatus
   disabledBy: DisabledBy | null
   disabledReason: string | null

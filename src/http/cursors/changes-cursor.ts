@@ -1,5 +1,5 @@
 import type { ChangeEventType } from '../../domain/changes.js'
-import type { CursorCodec } from './codec.js'
+import { CursorCodec } from './codec.js'
 
 /**
  * The /changes cursor (docs/api-reference.md "Change feed"): the event number the next page
@@ -37,4 +37,17 @@ export function decodeChangesCursor (codec: CursorCodec, bound: ChangesCursorBin
   if (!Number.isSafeInteger(eventNumber) || (eventNumber as number) < 0) return undefined
   if (!Number.isSafeInteger(issuedAtSeconds) || (issuedAtSeconds as number) < 0) return undefined
   return { eventNumber: eventNumber as number, issuedAt: (issuedAtSeconds as number) * 1000 }
+}
+
+/** Writes a user's unfiltered cursor positioned after an event number (`issuedAt` ms since the epoch). */
+export type UnfilteredChangesCursor = (userId: string, eventNumber: number, issuedAt: number) => string
+
+/**
+ * The cursor an export's manifest gives (`changes_cursor`) and its export.completed event
+ * carries: bound to the user and to no filter, so GET /changes?cursor=… continues right after
+ * the event number. The services are handed this writer (ServiceDeps.changesCursor).
+ */
+export function unfilteredChangesCursor (jwtSecret: string): UnfilteredChangesCursor {
+  const codec = new CursorCodec(jwtSecret, 'changes')
+  return (userId, eventNumber, issuedAt) => encodeChangesCursor(codec, { userId, brandIds: undefined, types: undefined }, { eventNumber, issuedAt })
 }

@@ -115,5 +115,25 @@ export const WebhookTestEvent = component('WebhookTestEvent', Type.Object({
   data: WebhookTestData,
 }))
 
-/** What a webhook delivery's body holds: any change-feed event, or webhook.test. */
-export const WebhookEvent = component('WebhookEvent', Type.Union([...CHANGE_EVENT_SCHEMAS, WebhookTestEvent], { description: 'The body of a webhook delivery; `type` tells which' }))
+export const ExportCompletedData = component('ExportCompletedData', Type.Object({
+  export_id: Type.String({ description: 'The job that succeeded, `exp_…`' }),
+  dataset: Type.String({ description: 'daily, posts or accounts' }),
+  format: Type.String({ description: 'parquet, csv or ndjson' }),
+  compression: Type.String({ description: 'zstd, snappy, gzip or none' }),
+  rows: Type.Integer({ minimum: 0, description: 'Rows in all the files, as the manifest\'s rows' }),
+  file_count: Type.Integer({ minimum: 0, description: 'Files the manifest lists (0 for an export without rows)' }),
+  manifest_url: Type.String({ description: 'The manifest\'s path, `/exports/{id}/manifest`' }),
+  changes_cursor: Type.String({ description: 'The manifest\'s change-feed cursor: GET /changes?cursor=… yields exactly the changes the files do not hold' }),
+}))
+
+/** export.completed: one of the partner's export jobs succeeded; sent to its webhooks only, never in the change feed. */
+export const ExportCompletedEvent = component('ExportCompletedEvent', Type.Object({
+  id: Type.String({ description: '`evt_` + a number, unique like every event id' }),
+  type: Type.Literal('export.completed'),
+  created_at: Type.String({ format: 'date-time' }),
+  sync_id: Type.Null(),
+  data: ExportCompletedData,
+}))
+
+/** What a webhook delivery's body holds: any change-feed event, webhook.test, or export.completed. */
+export const WebhookEvent = component('WebhookEvent', Type.Union([...CHANGE_EVENT_SCHEMAS, WebhookTestEvent, ExportCompletedEvent], { description: 'The body of a webhook delivery; `type` tells which' }))

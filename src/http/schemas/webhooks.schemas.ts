@@ -8,7 +8,7 @@ import { CursorParam, StringEnum } from './params.schemas.js'
 const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES, { title: 'event type', description: `use ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}` }), {
   minItems: 1,
   uniqueItems: true,
-  description: 'Change-feed event types to receive. webhook.test is sent on request whatever this says',
+  description: 'Event types to receive: the change feed\'s, and export.completed (webhook-only: one of your exports succeeded). Omitted: the change feed\'s types. webhook.test is sent on request whatever this says',
   examples: [['analytics.updated', 'posts.updated']],
 })
 const Url = Type.String({ minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'Where deliveries are POSTed: https:// only, a host with public addresses only', examples: ['https://etl.example.com/hooks/partner-analytics'] })
@@ -42,7 +42,7 @@ const webhookProperties = {
   id: Type.String({ description: '`wh_` + 24 characters' }),
   url: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  events: Type.Array(Type.String(), { description: 'Subscribed event types, in the change feed\'s order' }),
+  events: Type.Array(Type.String(), { description: 'Subscribed event types, in the documented order (the change feed\'s, then export.completed)' }),
   status: StringEnum(['enabled', 'disabled'] as const),
   disabled_by: Type.Union([StringEnum(['partner', 'operator', 'failing'] as const), Type.Null()], {
     description: 'Who disabled it: you, the operator (only the operator can enable it again), or `failing` (every attempt failed for 3 days; enable it once fixed); null while enabled',

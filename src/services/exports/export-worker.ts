@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import type { Transaction } from 'kysely'
 import { formatUtcSeconds } from '../../domain/dates.js'
 import type { ExportRequest } from '../../domain/exports.js'
+import type { Database } from '../../storage/database.js'
 import type { Store } from '../../storage/db.js'
 import {
   claimExportJob, findExpiredExportJobs, findExportJobById, finishExportJob, markExportExpired, recordExportSnapshot, releaseExportJob, renewExportLease, type ExportJobRow,
@@ -40,8 +42,12 @@ export interface ExportWorkerOptions {
   leaseMs?: number
   /** How often the worker looks for queued jobs (1 s; a new job wakes it at once). */
   pollMs?: number
-  /** Called when a job succeeded (the export.completed notification). */
-  onSucceeded?: (job: ExportJobRow) => Promise<void>
+  /**
+   * Called in the transaction that marks a job succeeded, with the job as it is then (the
+   * export.completed notification is written there: it exists exactly when the success does).
+   * A failure rolls the success back; the job then fails INTERNAL.
+   */
+  onSucceeded?: (trx: Transaction<Database>, job: ExportJobRow) => Promise<void>
 }
 
 export interface ExportWorker {
@@ -154,15 +160,18 @@ export function createExportWorker (options: ExportWorkerOptions): ExportWorker 
         },
         onRows: (rows) => { rowsWritten = rows },
       }, { exportId, userId: job.user_id, request })
-      const finished = await finish({ status: 'succeeded', ...times(), rowsWritten: result.rows, files: JSON.stringify(result.files) })
+      const finished = await store.db.transaction().execute(async (trx) => {
+        if (!await finishExportJob(trx, exportId, token, { status: 'succeeded', ...times(), rowsWritten: result.rows, files: JSON.stringify(result.files) })) return false
+        const succeeded = await findExportJobById(trx, exportId)
+        if (succeeded !== undefined) await options.onSucceeded?.(trx, succeeded)
+        return true
+      })
       if (!finished) {
         // Cancelled meanwhile (or the lease went to another instance, which writes its own files).
         if (await stillOurs(exportId)) await options.files.removeAll(exportId).catch(() => {})
         return
       }
       log.info({ export_id: exportId, rows: result.rows, files: result.files.length }, 'export succeeded')
-      const succeeded = await findExportJobById(store.db, exportId)
-      if (succeeded !== undefined) await options.onSucceeded?.(succeeded).catch((error: unknown) => log.error({ err: error, export_id: exportId }, 'export worker: notifying a finished export failed'))
     } catch (error) {
       const reason = abort.signal.aborted ? abort.signal.reason as string : undefined
       if (reason === 'lost' || reason === 'stopping') {

@@ -5,6 +5,7 @@ import type { Store } from '../../storage/db.js'
 import { createLocalFileStore, createS3FileStore, type ExportFileStore } from '../../storage/exports/file-store.js'
 import { createParquetEngine } from '../../storage/exports/file-writers.js'
 import { createExportsService, type ExportsService } from './exports.service.js'
+import { exportCompletedNotifier, type ChangesCursorWriter } from './completed-event.js'
 import { createExportWorker, type ExportWorker } from './export-worker.js'
 
 /** Export jobs wired together: the partner's jobs, the file store and the worker that runs them (started by `serve` only). */
@@ -39,7 +40,7 @@ export function exportFileStoreOf (config: ResolvedConfig): ExportFileStore {
   }, join(tmpdir(), 'partner-analytics-exports'))
 }
 
-export function createExportsServices (deps: { config: ResolvedConfig, store: Store, now: () => number, options?: ExportOptions }): ExportsServices {
+export function createExportsServices (deps: { config: ResolvedConfig, store: Store, now: () => number, changesCursor?: ChangesCursorWriter, options?: ExportOptions }): ExportsServices {
   const { config, store, now, options = {} } = deps
   const files = exportFileStoreOf(config)
   const settings = config.exports
@@ -56,6 +57,8 @@ export function createExportsServices (deps: { config: ResolvedConfig, store: St
     now,
     leaseMs: options.leaseMs,
     pollMs: options.pollMs,
+    // A succeeded job tells its owner's webhooks (export.completed), in the transaction that ends it.
+    onSucceeded: deps.changesCursor === undefined ? undefined : exportCompletedNotifier({ changesCursor: deps.changesCursor, now }),
   })
   const jobs = createExportsService({ store, files, now, wake: () => worker.wake() })
   return { jobs, worker, files }

@@ -1,7 +1,6 @@
-import type { ChangeEventType } from '../../domain/changes.js'
 import { formatUtcSeconds } from '../../domain/dates.js'
 import { AppError, issue, rateLimitExceeded, validationError } from '../../domain/errors.js'
-import { MAX_WEBHOOKS_PER_PARTNER, SECRET_OVERLAP_MS, SUBSCRIBABLE_EVENT_TYPES, type WebhookEndpoint } from '../../domain/webhooks/webhooks.js'
+import { DEFAULT_EVENT_TYPES, MAX_WEBHOOKS_PER_PARTNER, SECRET_OVERLAP_MS, type SubscribableEventType, type WebhookEndpoint } from '../../domain/webhooks/webhooks.js'
 import type { Store } from '../../storage/db.js'
 import {
   backlogOf, countEndpointsOfUser, deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, lockOwner, replaceSubscriptions,
@@ -33,13 +32,13 @@ export interface EndpointsDeps {
 
 export interface NewEndpointInput {
   url: string
-  events?: ChangeEventType[]
+  events?: SubscribableEventType[]
   description?: string | null
 }
 
 export interface EndpointChangesInput {
   url?: string
-  events?: ChangeEventType[]
+  events?: SubscribableEventType[]
   description?: string | null
   status?: 'enabled' | 'disabled'
 }
@@ -138,7 +137,7 @@ export function createEndpointsService (deps: EndpointsDeps) {
           failing_since: null,
           created_at: created,
           updated_at: created,
-        }, orderedTypes(input.events ?? SUBSCRIBABLE_EVENT_TYPES))
+        }, orderedTypes(input.events ?? DEFAULT_EVENT_TYPES))
       })
       return { endpoint: await view(await requireOwn(userId, endpointId)), secret }
     },

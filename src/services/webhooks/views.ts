@@ -1,6 +1,5 @@
-import type { ChangeEventType } from '../../domain/changes.js'
 import { formatUtcSeconds } from '../../domain/dates.js'
-import { SUBSCRIBABLE_EVENT_TYPES, type Delivery, type DeliveryStatus, type SkipReason, type WebhookEndpoint } from '../../domain/webhooks/webhooks.js'
+import { SUBSCRIBABLE_EVENT_TYPES, type Delivery, type SubscribableEventType, type DeliveryStatus, type SkipReason, type WebhookEndpoint } from '../../domain/webhooks/webhooks.js'
 import type { AttemptRow, DeliveryRow } from '../../storage/webhooks/delivery-log.repository.js'
 import type { EndpointRow } from '../../storage/webhooks/endpoints.repository.js'
 
@@ -8,8 +7,8 @@ import type { EndpointRow } from '../../storage/webhooks/endpoints.repository.js
 
 const time = (value: string | null): string | null => value === null ? null : formatUtcSeconds(value)
 
-/** Subscribed types in the feed's documented order. */
-export function orderedTypes (types: readonly string[]): ChangeEventType[] {
+/** Subscribed types in the documented order (the feed's, then the webhook-only ones). */
+export function orderedTypes (types: readonly string[]): SubscribableEventType[] {
   return SUBSCRIBABLE_EVENT_TYPES.filter((type) => types.includes(type))
 }
 

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../../../domain/errors.js'
-import { CursorCodec } from '../../cursors/codec.js'
-import { encodeChangesCursor } from '../../cursors/changes-cursor.js'
+import { unfilteredChangesCursor } from '../../cursors/changes-cursor.js'
 import { PARTNER_ROUTE } from '../../route-access.js'
 import { ErrorBody, protectedErrorResponses } from '../../schemas/errors.schemas.js'
 import { ExportFileParams, ExportManifest, ExportParams } from '../../schemas/exports.schemas.js'
@@ -50,7 +49,7 @@ export function parseRange (header: string | undefined, size: number): { start: 
 
 export const exportFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const jobs = app.services.exports.jobs
-  const changes = new CursorCodec(app.config.jwtSecret, 'changes')
+  const changesCursor = unfilteredChangesCursor(app.config.jwtSecret)
   const states = { ...protectedErrorResponses, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody }
 
   app.get('/exports/:id/manifest', {
@@ -77,7 +76,7 @@ export const exportFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       rows: manifest.files.reduce((sum, file) => sum + file.rows, 0),
       sync_id: manifest.syncId,
       // Bound to no filter: GET /changes?cursor=… continues right after the export's snapshot.
-      changes_cursor: encodeChangesCursor(changes, { userId, brandIds: undefined, types: undefined }, { eventNumber: manifest.eventId, issuedAt: app.services.now() }),
+      changes_cursor: changesCursor(userId, manifest.eventId, app.services.now()),
       created_at: job.createdAt,
       finished_at: job.finishedAt ?? job.createdAt,
       expires_at: job.expiresAt ?? job.createdAt,
