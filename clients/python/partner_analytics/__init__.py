@@ -28,12 +28,12 @@ from .models import (
     DeliveryStatus,
 )
 from .paging import Pages
-from .webhooks import Event, WebhookTestEvent, WebhookVerificationError, verify_webhook
+from .webhooks import Event, ExportCompletedEvent, WebhookTestEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
     "__version__", "Client", "DEFAULT_TIMEOUT", "ExportFileMismatch", "ExportWaitTimeout", "RetryPolicy", "RetryEvent", "backoff_delay",
     "HttpRequest", "HttpResponse", "Transport", "UrllibTransport", "Pages", "Feed",
-    "verify_webhook", "WebhookVerificationError", "Event", "WebhookTestEvent",
+    "verify_webhook", "WebhookVerificationError", "Event", "WebhookTestEvent", "ExportCompletedEvent",
     "Health", "Liveness", "Readiness", "Token", "Me", "Brand", "DailyReport", "DailyEntry", "MonthlyReport", "MonthlyEntry",
     "AggReport", "AggEntry", "AggregateFigures", "MetricCounts", "PostsPage", "Post", "DataStatusPage", "AccountStatus", "DateRange",
     "MetricCatalog", "MetricDescription", "ChangesPage", "ChangeEvent", "EventType", "AnalyticsUpdatedEvent", "PostsUpdatedEvent",

@@ -1380,7 +1380,7 @@ class WebhookWithSecret:
     id: str
     url: str
     description: Optional[str]
-    #: Subscribed event types, in the change feed's order
+    #: Subscribed event types, in the documented order (the change feed's, then export.completed)
     events: List[str]
     status: Literal["enabled", "disabled"]
     #: Who disabled it: you, the operator (only the operator can enable it again), or `failing` (every attempt failed for 3 days; enable it once fixed); null while enabled
@@ -1424,7 +1424,7 @@ class Webhook:
     id: str
     url: str
     description: Optional[str]
-    #: Subscribed event types, in the change feed's order
+    #: Subscribed event types, in the documented order (the change feed's, then export.completed)
     events: List[str]
     status: Literal["enabled", "disabled"]
     #: Who disabled it: you, the operator (only the operator can enable it again), or `failing` (every attempt failed for 3 days; enable it once fixed); null while enabled
@@ -1745,6 +1745,52 @@ def parse_webhook_test_event(raw: Any) -> WebhookTestEvent:
     return cast(WebhookTestEvent, value)
 
 
+class ExportCompletedData(TypedDict):
+    """The ExportCompletedData object of the API."""
+
+    #: The job that succeeded, `exp_…`
+    export_id: str
+    #: daily, posts or accounts
+    dataset: str
+    #: parquet, csv or ndjson
+    format: str
+    #: zstd, snappy, gzip or none
+    compression: str
+    #: Rows in all the files, as the manifest's rows
+    rows: int
+    #: Files the manifest lists (0 for an export without rows)
+    file_count: int
+    #: The manifest's path, `/exports/{id}/manifest`
+    manifest_url: str
+    #: The manifest's change-feed cursor: GET /changes?cursor=… yields exactly the changes the files do not hold
+    changes_cursor: str
+
+
+def parse_export_completed_data(raw: Any) -> ExportCompletedData:
+    """One ExportCompletedData from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportCompletedData", ("export_id", "dataset", "format", "compression", "rows", "file_count", "manifest_url", "changes_cursor"))
+    return cast(ExportCompletedData, value)
+
+
+class ExportCompletedEvent(TypedDict):
+    """The ExportCompletedEvent object of the API."""
+
+    #: `evt_` + a number, unique like every event id
+    id: str
+    type: Literal["export.completed"]
+    created_at: _dt.datetime
+    sync_id: None
+    data: ExportCompletedData
+
+
+def parse_export_completed_event(raw: Any) -> ExportCompletedEvent:
+    """One ExportCompletedEvent from its decoded JSON (numbers as Decimal); AnswerMismatch when it does not fit."""
+    value = record(raw, "ExportCompletedEvent", ("id", "type", "created_at", "sync_id", "data"))
+    value["created_at"] = to_datetime(value["created_at"])
+    value["data"] = parse_export_completed_data(value["data"])
+    return cast(ExportCompletedEvent, value)
+
+
 def parse_webhook_event(raw: Any) -> WebhookEvent:
     """One WebhookEvent, by its "type"; one of a "type" this client does not know comes as its JSON."""
     value = record(raw, "WebhookEvent", ("type",))
@@ -1762,6 +1808,8 @@ def parse_webhook_event(raw: Any) -> WebhookEvent:
         return parse_access_revoked_event(value)
     if value["type"] == "webhook.test":
         return parse_webhook_test_event(value)
+    if value["type"] == "export.completed":
+        return parse_export_completed_event(value)
     return cast(WebhookEvent, value)
 
 
@@ -2069,4 +2117,4 @@ def parse_report_row_comparison(raw: Any) -> ReportRowComparison:
 #: One change; `type` tells which.
 ChangeEvent = Union[AnalyticsUpdatedEvent, PostsUpdatedEvent, BrandUpdatedEvent, AccountUpdatedEvent, AccessGrantedEvent, AccessRevokedEvent]
 #: The body of a webhook delivery; `type` tells which.
-WebhookEvent = Union[AnalyticsUpdatedEvent, PostsUpdatedEvent, BrandUpdatedEvent, AccountUpdatedEvent, AccessGrantedEvent, AccessRevokedEvent, WebhookTestEvent]
+WebhookEvent = Union[AnalyticsUpdatedEvent, PostsUpdatedEvent, BrandUpdatedEvent, AccountUpdatedEvent, AccessGrantedEvent, AccessRevokedEvent, WebhookTestEvent, ExportCompletedEvent]

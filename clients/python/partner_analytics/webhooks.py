@@ -19,9 +19,9 @@ from decimal import Decimal
 from typing import List, Mapping, Optional, Union
 
 from ._convert import AnswerMismatch, record
-from .models import WebhookEvent, WebhookTestData, WebhookTestEvent, parse_webhook_event
+from .models import ExportCompletedData, ExportCompletedEvent, WebhookEvent, WebhookTestData, WebhookTestEvent, parse_webhook_event
 
-__all__ = ["Event", "WebhookTestData", "WebhookTestEvent", "WebhookVerificationError", "parse_event", "verify_webhook"]
+__all__ = ["Event", "ExportCompletedData", "ExportCompletedEvent", "WebhookTestData", "WebhookTestEvent", "WebhookVerificationError", "parse_event", "verify_webhook"]
 
 _PREFIX = "whsec_"
 

@@ -1313,7 +1313,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            /** @description Subscribed event types, in the change feed's order */
+            /** @description Subscribed event types, in the documented order (the change feed's, then export.completed) */
             events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -1337,7 +1337,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            /** @description Subscribed event types, in the change feed's order */
+            /** @description Subscribed event types, in the documented order (the change feed's, then export.completed) */
             events: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
@@ -1520,8 +1520,36 @@ export interface components {
             sync_id: null;
             data: components["schemas"]["WebhookTestData"];
         };
+        ExportCompletedData: {
+            /** @description The job that succeeded, `exp_…` */
+            export_id: string;
+            /** @description daily, posts or accounts */
+            dataset: string;
+            /** @description parquet, csv or ndjson */
+            format: string;
+            /** @description zstd, snappy, gzip or none */
+            compression: string;
+            /** @description Rows in all the files, as the manifest's rows */
+            rows: number;
+            /** @description Files the manifest lists (0 for an export without rows) */
+            file_count: number;
+            /** @description The manifest's path, `/exports/{id}/manifest` */
+            manifest_url: string;
+            /** @description The manifest's change-feed cursor: GET /changes?cursor=… yields exactly the changes the files do not hold */
+            changes_cursor: string;
+        };
+        ExportCompletedEvent: {
+            /** @description `evt_` + a number, unique like every event id */
+            id: string;
+            /** @constant */
+            type: "export.completed";
+            /** Format: date-time */
+            created_at: string;
+            sync_id: null;
+            data: components["schemas"]["ExportCompletedData"];
+        };
         /** @description The body of a webhook delivery; `type` tells which */
-        WebhookEvent: components["schemas"]["AnalyticsUpdatedEvent"] | components["schemas"]["PostsUpdatedEvent"] | components["schemas"]["BrandUpdatedEvent"] | components["schemas"]["AccountUpdatedEvent"] | components["schemas"]["AccessGrantedEvent"] | components["schemas"]["AccessRevokedEvent"] | components["schemas"]["WebhookTestEvent"];
+        WebhookEvent: components["schemas"]["AnalyticsUpdatedEvent"] | components["schemas"]["PostsUpdatedEvent"] | components["schemas"]["BrandUpdatedEvent"] | components["schemas"]["AccountUpdatedEvent"] | components["schemas"]["AccessGrantedEvent"] | components["schemas"]["AccessRevokedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["ExportCompletedEvent"];
     };
     responses: never;
     parameters: never;
@@ -3299,13 +3327,13 @@ export interface operations {
                      */
                     url: string;
                     /**
-                     * @description Change-feed event types to receive. webhook.test is sent on request whatever this says
+                     * @description Event types to receive: the change feed's, and export.completed (webhook-only: one of your exports succeeded). Omitted: the change feed's types. webhook.test is sent on request whatever this says
                      * @example [
                      *       "analytics.updated",
                      *       "posts.updated"
                      *     ]
                      */
-                    events?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked")[];
+                    events?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked" | "export.completed")[];
                     /** @description Free text for your own use; blank or null clears it */
                     description?: string | null;
                 };
@@ -3721,13 +3749,13 @@ export interface operations {
                      */
                     url?: string;
                     /**
-                     * @description Change-feed event types to receive. webhook.test is sent on request whatever this says
+                     * @description Event types to receive: the change feed's, and export.completed (webhook-only: one of your exports succeeded). Omitted: the change feed's types. webhook.test is sent on request whatever this says
                      * @example [
                      *       "analytics.updated",
                      *       "posts.updated"
                      *     ]
                      */
-                    events?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked")[];
+                    events?: ("analytics.updated" | "posts.updated" | "brand.updated" | "account.updated" | "access.granted" | "access.revoked" | "export.completed")[];
                     /** @description Free text for your own use; blank or null clears it */
                     description?: string | null;
                     /**
