@@ -98,7 +98,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual({ ...pointed.body, changes_cursor: '' }, { ...manifest, changes_cursor: '' })
         assert.equal(typeof cursor, 'string')
       }
-      const owned = (JSON.parse(receiver.at('/owner')[0]?.body ?? '{}') as ExportCompletedBody)
+      const owned = JSON.parse(receiver.at('/owner')[0]?.body ?? '{}') as ExportCompletedBody
       // Both webhooks got the same event (one webhook-id).
       assert.equal(receiver.at('/owner-both')[0]?.headers['webhook-id'], owned.id)
 
