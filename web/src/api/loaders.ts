@@ -1,5 +1,5 @@
 import type { PartnerAnalyticsClient } from '../../../packages/client/src/client.js'
-import type { AccountStatus, AnalyticsQuery, AggReport, DataStatusQuery, PostsQuery, PostsResponse } from '../../../packages/client/src/types.js'
+import type { AccountStatus, AnalyticsQuery, AggReport, DataStatusQuery, PostsQuery, PostsResponse, ReportRequest, ReportResponse } from '../../../packages/client/src/types.js'
 import { daysInPeriod } from '../model/period.js'
 import type { Entry } from '../model/series.js'
 import { splitStatus, type EntryStatus } from '../model/status.js'
@@ -95,4 +95,9 @@ export async function loadDataStatus (client: PartnerAnalyticsClient, query: Omi
 
 export async function loadPosts (client: PartnerAnalyticsClient, query: PostsQuery): Promise<PostsResponse> {
   return await client.posts(query)
+}
+
+/** One page of POST /reports (docs/reports.md). */
+export async function loadReport (client: PartnerAnalyticsClient, request: ReportRequest): Promise<ReportResponse> {
+  return await client.report(request)
 }

@@ -7,8 +7,14 @@ import { isPlatform, POST_TYPES, type Platform, type PostType } from './platform
  * Parameters left at their default are left out of the URL.
  */
 
-export const VIEWS = ['overview', 'platforms', 'table', 'posts', 'webhooks'] as const
+export const VIEWS = ['overview', 'platforms', 'table', 'posts', 'accounts', 'exports', 'webhooks'] as const
 export type View = (typeof VIEWS)[number]
+
+/** The views whose figures are set against the previous period (the period line names it only there). */
+export const COMPARING_VIEWS: readonly View[] = ['overview', 'platforms']
+
+/** The views of the analytics filters' period (Exports and Webhooks have their own forms). */
+export const PERIOD_VIEWS: readonly View[] = ['overview', 'platforms', 'table', 'posts', 'accounts']
 
 /** Metrics the per-platform comparison can rank by. */
 export const COMPARE_METRICS = ['views', 'interactions', 'engagement_rate', 'followers', 'new_followers', 'posts_count'] as const

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { RateLimitWait } from '../api/session.js'
 import type { Signal } from '../api/signal.js'
-import { formatFilters, parseFilters, periodOf, type Filters, type View } from '../model/filters.js'
+import { COMPARING_VIEWS, formatFilters, parseFilters, PERIOD_VIEWS, periodOf, type Filters, type View } from '../model/filters.js'
 import { clampToSynced, daysInPeriod, lastSyncedDay, previousPeriod, todayUtc } from '../model/period.js'
 import { analyticsScope } from '../model/queries.js'
 import { ChangesBanner } from './changes-banner.js'
@@ -12,6 +12,8 @@ import { ProblemRegistry, ProblemRegistryContext } from './problem-registry.js'
 import { RateLimitBanner } from './rate-limit-banner.js'
 import { useSession } from './session-context.js'
 import type { ViewProps } from './view-props.js'
+import { AccountsView } from './views/accounts.js'
+import { ExportsView } from './views/exports.js'
 import { OverviewView } from './views/overview.js'
 import { PlatformsView } from './views/platforms.js'
 import { PostsView } from './views/posts.js'
@@ -23,6 +25,8 @@ const VIEW_LABELS: Record<View, string> = {
   platforms: 'Platforms',
   table: 'Table',
   posts: 'Top posts',
+  accounts: 'Top accounts',
+  exports: 'Exports',
   webhooks: 'Webhooks',
 }
 
@@ -63,6 +67,7 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
   const lastDay = synced.status === 'done' ? lastSyncedDay(synced.value.map((account) => account.last_date), today) : null
   const period = clampToSynced(periodOf(filters, lastDay ?? today), lastDay)
   const brandNames = useMemo(() => new Map(session.profile.brands.map((brand) => [brand.brand_id, brand.brand_name])), [session])
+  const onPeriod = PERIOD_VIEWS.includes(filters.view)
   const props: ViewProps = {
     filters,
     period: { since: period.since, until: period.until },
@@ -102,19 +107,19 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
               ))}
             </ul>
           </nav>
-          {filters.view !== 'webhooks' && (
+          {onPeriod && (
             <p class='period-line' data-period>
-              <strong>{period.since} – {period.until}</strong> ({Number.isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days), compared with{' '}
-              {props.previous.since} – {props.previous.until}
+              <strong>{period.since} – {period.until}</strong> ({Number.isFinite(daysInPeriod(period)) ? daysInPeriod(period) : '?'} days)
+              {COMPARING_VIEWS.includes(filters.view) && <>, compared with {props.previous.since} – {props.previous.until}</>}
             </p>
           )}
-          {filters.view !== 'webhooks' && period.clampedFrom !== undefined && (
+          {onPeriod && period.clampedFrom !== undefined && (
             <p class='note' role='note' data-clamped>
               Shown through {period.until}, the last day with data: you asked for days through {period.clampedFrom}, and the days after{' '}
               {period.until} are not synced yet (they are not days with nothing).
             </p>
           )}
-          {filters.view !== 'webhooks' && props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}
+          {onPeriod && props.scope.note !== undefined && <p class='note' role='note'>{props.scope.note}</p>}
           {filters.view !== 'webhooks' && synced.status === 'loading' && <Loading label='Finding the last day with data' />}
           {filters.view !== 'webhooks' && synced.status === 'error' && <ProblemNotice problem={synced.problem} />}
           {synced.status === 'done' && (
@@ -123,6 +128,8 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
               {filters.view === 'platforms' && <PlatformsView {...props} />}
               {filters.view === 'table' && <TableView {...props} />}
               {filters.view === 'posts' && <PostsView {...props} />}
+              {filters.view === 'accounts' && <AccountsView {...props} />}
+              {filters.view === 'exports' && <ExportsView {...props} lastDay={lastDay} />}
             </>
           )}
           {filters.view === 'webhooks' && <WebhooksView />}

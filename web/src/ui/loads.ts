@@ -1,5 +1,5 @@
-import type { AccountStatus, AnalyticsQuery, AggReport, DataStatusQuery, PostsQuery, PostsResponse } from '../../../packages/client/src/types.js'
-import { loadAgg, loadDataStatus, loadPosts, loadSeriesEntries, type SeriesData } from '../api/loaders.js'
+import type { AccountStatus, AnalyticsQuery, AggReport, DataStatusQuery, PostsQuery, PostsResponse, ReportRequest, ReportResponse } from '../../../packages/client/src/types.js'
+import { loadAgg, loadDataStatus, loadPosts, loadReport, loadSeriesEntries, type SeriesData } from '../api/loaders.js'
 import type { EntryStatus } from '../model/status.js'
 import { useSession } from './session-context.js'
 import { useLoad, type LoadState } from './use-load.js'
@@ -26,4 +26,9 @@ export function usePosts (query: PostsQuery, revision: number): LoadState<PostsR
 export function useDataStatus (query: Omit<DataStatusQuery, 'cursor' | 'limit'>, revision: number): LoadState<AccountStatus[]> {
   const { session } = useSession()
   return useLoad(keyOf('data-status', query, revision), async () => await loadDataStatus(session.client, query))
+}
+
+export function useReport (request: ReportRequest, revision: number): LoadState<ReportResponse> {
+  const { session } = useSession()
+  return useLoad(keyOf('report', request, revision), async () => await loadReport(session.client, request))
 }

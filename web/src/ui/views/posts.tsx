@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks'
 import { ORDER_BY, POST_LIMITS, type OrderBy } from '../../model/filters.js'
 import { formatDecimal2, formatInteger, formatRatioAsPercent } from '../../model/format.js'
 import { platformName, POST_TYPES, type PostType } from '../../model/platforms.js'
@@ -10,7 +11,12 @@ import { Empty, Loading, ProblemNotice } from '../notices.js'
 import { useSession } from '../session-context.js'
 import type { ViewProps } from '../view-props.js'
 
-/** The period's top posts by the chosen order, one page of GET /posts (limit ≤ 50). */
+/**
+ * The period's top posts by the chosen order, a page of GET /posts at a time (10, 25 or 50):
+ * **Next page** follows the API's next_cursor, **Previous page** goes back through the cursors
+ * that led here (kept in memory: a cursor is bound to its query, so a change of filters starts again
+ * at the first page, and a shared link always opens it).
+ */
 
 const ORDER_LABELS: Record<OrderBy, string> = {
   created_time: 'Newest',
@@ -33,7 +39,15 @@ const POST_METRICS: Array<{ field: string, format: (value: unknown) => string }>
 export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
   const { session } = useSession()
   const query = postsQuery(filters, period)
-  const state = usePosts(query, revision)
+  // The cursors of the pages before this one, for the query they belong to.
+  const queryKey = JSON.stringify(query)
+  const [trail, setTrail] = useState<{ key: string, cursors: Array<string | undefined> }>({ key: queryKey, cursors: [] })
+  const cursors = trail.key === queryKey ? trail.cursors : []
+  const cursor = cursors.at(-1)
+  const state = usePosts(cursor === undefined ? query : { ...query, cursor }, revision)
+  const first = cursors.length * filters.limit + 1
+  const goNext = (next: string) => setTrail({ key: queryKey, cursors: [...cursors, next] })
+  const goBack = () => setTrail({ key: queryKey, cursors: cursors.slice(0, -1) })
   return (
     <section class='panel' aria-labelledby='posts-title'>
       <div class='panel-head'>
@@ -43,7 +57,7 @@ export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
             rows={state.value.data}
             filename={`posts-${period.since}-${period.until}.csv`}
             exportArgs={postsExportArgs(query)}
-            note={state.value.next_cursor === null ? 'The same file as' : 'These rows start the file written by'}
+            note={cursors.length > 0 ? `These rows (${first}–${first + state.value.data.length - 1}) are part of the file written by` : state.value.next_cursor === null ? 'The same file as' : 'These rows start the file written by'}
           />
         )}
       </div>
@@ -68,13 +82,15 @@ export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
       {state.status === 'done' && state.value.data.length > 0 && (
         <>
           <p class='hint' data-posts-count>
-            {state.value.next_cursor === null
-              ? `All ${state.value.data.length} matching posts.`
-              : `The top ${state.value.data.length}; more posts match.`}
+            {cursors.length === 0
+              ? state.value.next_cursor === null
+                ? `All ${state.value.data.length} matching posts.`
+                : `The top ${state.value.data.length}; more posts match.`
+              : `Posts ${first}–${first + state.value.data.length - 1}${state.value.next_cursor === null ? ', the last of the matching posts.' : '; more posts match.'}`}
           </p>
           <div class='table-scroll' tabIndex={0} role='region' aria-label='Posts table'>
             <table class='data' data-posts-table>
-              <caption>Posts published {period.since} – {period.until}, by {ORDER_LABELS[filters.orderBy].toLowerCase()}, highest first</caption>
+              <caption>Posts published {period.since} – {period.until}, by {ORDER_LABELS[filters.orderBy].toLowerCase()}, highest first{cursors.length > 0 ? `, from number ${first}` : ''}</caption>
               <thead>
                 <tr>
                   <th scope='col'>Post</th><th scope='col' class='text'>Published (UTC)</th><th scope='col' class='text'>Platform</th><th scope='col' class='text'>Account</th><th scope='col' class='text'>Type</th>
@@ -100,6 +116,12 @@ export function PostsView ({ filters, period, navigate, revision }: ViewProps) {
               </tbody>
             </table>
           </div>
+          {(cursors.length > 0 || state.value.next_cursor !== null) && (
+            <nav class='pager' aria-label='Pages of posts'>
+              {cursors.length > 0 && <button type='button' onClick={goBack} data-page='previous'>Previous page</button>}
+              {state.value.next_cursor !== null && <button type='button' onClick={() => { if (state.value.next_cursor !== null) goNext(state.value.next_cursor) }} data-page='next'>Next page</button>}
+            </nav>
+          )}
         </>
       )}
     </section>
