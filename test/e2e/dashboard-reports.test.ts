@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
 import type { Page, Request } from 'playwright-core'
@@ -22,6 +23,7 @@ import { startDashboardServer, type DashboardServer } from './helpers/dashboard-
  */
 
 const LAST_DAY = '2026-11-24'
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/dashboard/reports', import.meta.url))
 const QUIET = { info: () => {}, warn: () => {}, error: () => {} }
 
 interface Sent { method: string, path: string, search: string, body: unknown }
@@ -50,6 +52,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       await ensureDashboardBuilt()
+      mkdirSync(ARTIFACTS, { recursive: true })
       server = await startDashboardServer(dialect, { until: LAST_DAY })
       // An instance whose export worker runs, as `serve` starts it.
       const withWorker = await server.listen()
@@ -123,6 +126,7 @@ for (const dialect of DIALECTS) {
       assert.ok(followers !== null && followers >= complete * 0.98 && followers <= complete * 1.02, `followers ${String(followers)}, against ${complete} the day before`)
       const request = sent.find((item) => item.path === '/reports')?.body as ReportRequest
       assert.deepEqual(request.filters, { brand_id: [4] })
+      await page.locator('section.panel').filter({ has: page.getByRole('heading', { name: 'Summary' }) }).screenshot({ path: `${ARTIFACTS}/summary-brand-4-${dialect}-1440.png` })
       assert.equal(followers, (await api.report(request)).rows[0]?.metrics.followers)
     })
 
@@ -186,6 +190,10 @@ for (const dialect of DIALECTS) {
       await waitForLoads(page)
       assert.equal(await rows.count(), 10)
       assert.equal(await page.locator('[data-accounts-count]').textContent(), `The top 10 of ${answer.total_rows} accounts with data in the period.`)
+      // The table fits its panel at 1440 px: its last column ends inside the scroll region.
+      const region = await page.locator('[data-accounts-table]').locator('xpath=..').boundingBox()
+      const last = await page.locator('[data-accounts-table] thead th').last().boundingBox()
+      assert.ok(region !== null && last !== null && last.x + last.width <= region.x + region.width + 0.5, `last column ends at ${String(last && last.x + last.width)}, the region at ${String(region && region.x + region.width)}`)
       await assertAccessible(page, 'top accounts')
       await screenshot(page, 'reports', `top-accounts-${dialect}`)
     })

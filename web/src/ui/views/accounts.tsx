@@ -78,7 +78,7 @@ export function AccountsView ({ filters, period, navigate, revision }: ViewProps
                     <td class='text'>{platformName(String(row.platform))}</td>
                     <td class='text'>{brandOf.get(`${String(row.platform)}:${String(row.account_id)}`) ?? '—'}</td>
                     {ACCOUNT_METRICS.map((metric) => <MetricCell key={metric} row={row.metrics} field={metric} format={formatOf(metric)} />)}
-                    <td data-field='status' class={row.accounts_reported !== undefined && row.accounts_expected !== undefined && row.accounts_reported < row.accounts_expected ? 'incomplete' : undefined}>
+                    <td data-field='status' class={row.accounts_reported !== undefined && row.accounts_expected !== undefined && row.accounts_reported < row.accounts_expected ? 'incomplete-value' : undefined}>
                       {formatInteger(row.accounts_reported)} of {formatInteger(row.accounts_expected)}
                     </td>
                   </tr>
