@@ -154,7 +154,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await ids(), second.data.map((post) => String(post.id)))
       const asked = sent.filter((item) => item.path === '/posts')
       assert.equal(asked.length, 1)
-      assert.equal(new URLSearchParams(asked[0]?.search).get('cursor'), first.next_cursor)
+      // The page's own cursor (a cursor carries the time of its walk, so it is not the test's): the API's page for it is the one shown.
+      const cursor = new URLSearchParams(asked[0]?.search).get('cursor')
+      assert.ok(cursor !== null && cursor !== '')
+      assert.deepEqual((await api.posts({ ...query, cursor })).data.map((post) => String(post.id)), second.data.map((post) => String(post.id)))
       assert.equal(await page.locator('[data-posts-count]').textContent(), `Posts 51–${50 + second.data.length}${second.next_cursor === null ? ', the last of the matching posts.' : '; more posts match.'}`)
       await screenshot(page, 'reports', `top-posts-page-2-${dialect}`)
       await page.getByRole('button', { name: 'Previous page' }).click()
