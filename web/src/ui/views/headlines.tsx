@@ -50,8 +50,9 @@ export function Headlines ({ filters, period, previous, revision }: ViewProps) {
       {report.status === 'done' && row === undefined && <Empty period={period} what='figures' />}
       {row !== undefined && row.accounts_expected !== undefined && (
         <p class='hint summary-status' data-summary-status>
-          This period: {(row.accounts_reported ?? 0).toLocaleString('en-US')} of {row.accounts_expected.toLocaleString('en-US')} account-days reported
-          {row.comparison?.complete === false && '; the previous period is not wholly reported'}.
+          This period: {(row.accounts_reported ?? 0).toLocaleString('en-US')} of {row.accounts_expected.toLocaleString('en-US')} account-days reported.
+          {coverage !== undefined && ` Previous period: ${formatShare(coverage.share)} reported (${coverage.reported.toLocaleString('en-US')} of ${coverage.expected.toLocaleString('en-US')} account-days)`}
+          {coverage !== undefined && (comparable && row.comparison?.complete === false ? ", not wholly: each change is worked out from the report's two figures by its rule." : '.')}
         </p>
       )}
       {row !== undefined && (
@@ -77,7 +78,6 @@ export function Headlines ({ filters, period, previous, revision }: ViewProps) {
                   <p class={`card-change change-${described.direction}`} data-change data-change-source={change.source}>
                     <span aria-hidden='true'>{described.direction === 'up' || described.direction === 'new' ? '▲ ' : described.direction === 'down' ? '▼ ' : ''}</span>
                     {described.text}
-                    {change.source === 'page' && coverage !== undefined && <span class='change-coverage'> (previous period {formatShare(coverage.share)} reported)</span>}
                   </p>
                 )}
                 {typeof previousValue === 'number' && coverage !== undefined && <p class='card-previous'>Previous period: <span data-previous>{headline.format(previousValue)}</span></p>}
