@@ -74,6 +74,10 @@ export class PartnerAnalyticsClient {
   private readonly timeoutMs: number
   private token: string | undefined
   private pendingLogin: Promise<TokenResponse> | undefined
+  /** Logins finished (either way) so far: a call notes it when sent, to tell whether a re-login came after it. */
+  private loginsSettled = 0
+  /** The newest finished login's failure; undefined when it succeeded. */
+  private lastLoginFailure: { error: unknown } | undefined
 
   constructor (private readonly options: ClientOptions) {
     const problem = baseUrlProblem(options.baseUrl)
@@ -93,9 +97,34 @@ export class PartnerAnalyticsClient {
       api_secret_key: this.options.secretKey,
     }).then((token) => {
       this.token = token.access_token
+      this.lastLoginFailure = undefined
       return token
-    }).finally(() => { this.pendingLogin = undefined })
+    }, (error: unknown) => {
+      this.lastLoginFailure = { error }
+      throw error
+    }).finally(() => {
+      this.loginsSettled++
+      this.pendingLogin = undefined
+    })
     return await this.pendingLogin
+  }
+
+  /**
+   * A call sent when `settledAtSend` logins had finished got TOKEN_EXPIRED. One expiry, one
+   * re-login: every call that rode the expired token shares it. A login under way is awaited; one
+   * that finished after the call was sent stands for it (its token is used, or its failure thrown:
+   * a refused re-login is not asked again by each call still in flight); otherwise this call logs in.
+   */
+  private async renewAfterExpiry (settledAtSend: number): Promise<void> {
+    if (this.pendingLogin !== undefined) {
+      await this.pendingLogin
+      return
+    }
+    if (this.loginsSettled !== settledAtSend) {
+      if (this.lastLoginFailure !== undefined) throw this.lastLoginFailure.error
+      return
+    }
+    await this.login()
   }
 
   async health (): Promise<HealthResponse> {
@@ -351,6 +380,7 @@ export class PartnerAnalyticsClient {
     for (let attempt = 1; ; attempt++) {
       if (this.token === undefined) await this.login()
       const signal = this.options.signal
+      const settledAtSend = this.loginsSettled
       let response: Response
       try {
         response = await this.fetchImpl(url, { headers: { ...headers, authorization: `Bearer ${this.token ?? ''}` }, signal })
@@ -361,7 +391,7 @@ export class PartnerAnalyticsClient {
       if (response.status === 200 || response.status === 206) return response
       const error = errorFromResponse(response.status, await readJson(response), response.headers)
       if (error instanceof TokenExpiredError && attempt === 1) {
-        await this.login()
+        await this.renewAfterExpiry(settledAtSend)
         continue
       }
       const retryable = error instanceof TooManyAttemptsError || error instanceof RateLimitError || error instanceof ServiceUnavailableError
@@ -375,11 +405,12 @@ export class PartnerAnalyticsClient {
   /** A protected call: logs in when needed; on TOKEN_EXPIRED logs in again once and retries once. */
   private async authorized<T> (path: string, query: Record<string, QueryValue>, method: 'GET' | 'POST' | 'PATCH' | 'DELETE' = 'GET', body?: unknown): Promise<T> {
     if (this.token === undefined) await this.login()
+    const settledAtSend = this.loginsSettled
     try {
       return await this.send<T>(method, path, query, body, this.token)
     } catch (error) {
       if (!(error instanceof TokenExpiredError)) throw error
-      await this.login()
+      await this.renewAfterExpiry(settledAtSend)
       return await this.send<T>(method, path, query, body, this.token)
     }
   }

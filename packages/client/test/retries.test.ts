@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { backoffDelayMs, DEFAULT_BACKOFF, PartnerAnalyticsClient, RateLimitError, TooManyAttemptsError, parseRetryAfter } from '../src/index.js'
+import { backoffDelayMs, DEFAULT_BACKOFF, InvalidCredentialsError, PartnerAnalyticsClient, RateLimitError, TooManyAttemptsError, parseRetryAfter } from '../src/index.js'
 import { wallClock } from '../../../test/helpers/app.js'
 import { awaitRoomInMinute, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../../../test/helpers/redis.js'
 import { recordingFetch, startServer, type RunningServer } from './server.js'
@@ -24,6 +24,42 @@ describe('client retries against a running server', () => {
     const me = await client.me()
     assert.deepEqual(me.brands.map((brand) => brand.brand_id), [1, 2])
     assert.deepEqual(recorder.calls, ['POST /auth/login', 'GET /me', 'POST /auth/login', 'GET /me'])
+  })
+
+  it('shares one re-login among the calls that rode the expired token, its refusal included, and logs in anew for a later call', async () => {
+    const time = wallClock(new Date().toISOString())
+    const shortLived = await server.startSibling({ TOKEN_TTL_SECONDS: '60' }, { now: time.now })
+    const { access_token: accessToken } = await new PartnerAnalyticsClient({ baseUrl: shortLived.baseUrl, clientKey: server.partner.clientKey, secretKey: server.partner.secretKey }).login()
+    // The second call's expired answer is held back until the first call's re-login has been refused.
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    const calls: string[] = []
+    let mes = 0
+    const client = new PartnerAnalyticsClient({
+      baseUrl: shortLived.baseUrl,
+      clientKey: server.partner.clientKey,
+      secretKey: 'sk_wrong_secret_after_a_rotation',
+      accessToken,
+      fetch: async (input, init) => {
+        const url = new URL(String(input))
+        calls.push(`${init?.method ?? 'GET'} ${url.pathname}`)
+        const answer = await fetch(input, init)
+        if (url.pathname === '/me' && ++mes === 2) await held
+        return answer
+      },
+    })
+    time.advance(61_000)
+    const first = client.me().catch((caught: unknown) => caught)
+    const second = client.me().catch((caught: unknown) => caught)
+    const firstError = await first
+    release()
+    const secondError = await second
+    assert.ok(firstError instanceof InvalidCredentialsError)
+    assert.equal(secondError, firstError, 'the second call is told the same refusal, not sent to log in again')
+    assert.deepEqual(calls, ['GET /me', 'GET /me', 'POST /auth/login'])
+    // A call made after the refusal is a new question: it logs in again (and is refused again here).
+    assert.ok(await client.me().catch((caught: unknown) => caught) instanceof InvalidCredentialsError)
+    assert.deepEqual(calls.slice(3), ['GET /me', 'POST /auth/login'])
   })
 
   it('backs off on 429 honouring Retry-After, a bounded number of times (RATE_LIMIT_PER_MINUTE=2)', async () => {
