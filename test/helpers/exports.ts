@@ -12,6 +12,7 @@ import type { ExportJob, ExportManifest } from '../../src/http/schemas/exports.s
 import { generateExportId } from '../../src/services/exports/exports.service.js'
 import type { Store } from '../../src/storage/db.js'
 import { insertExportJob } from '../../src/storage/exports/export-jobs.repository.js'
+import { REPORTED_METRICS } from '../../src/domain/metric-catalog.js'
 import { TEST_EXPORT_DIR } from './app.js'
 
 /**
@@ -124,4 +125,44 @@ export async function insertSucceededExport (store: Store, userId: string): Prom
     expired: 0,
   })
   return exportId
+}
+
+/** The store's own daily rows of the brands in the period (inclusive; undefined: unbounded), as plain rows in the files' order (date, brand, platform, account). */
+export async function storeDailyRows (store: Store, scope: { brandIds: number[], since?: string, until?: string }): Promise<PlainRow[]> {
+  const rows = await store.db.selectFrom('daily_metrics as d')
+    .innerJoin('accounts as a', (join) => join.onRef('a.platform', '=', 'd.platform').onRef('a.account_id', '=', 'd.account_id'))
+    .selectAll('d').select('a.brand_id')
+    .where('a.brand_id', 'in', scope.brandIds)
+    .$if(scope.since !== undefined, (query) => query.where('d.date', '>=', scope.since ?? ''))
+    .$if(scope.until !== undefined, (query) => query.where('d.date', '<=', scope.until ?? ''))
+    .orderBy('d.date').orderBy('a.brand_id').orderBy('d.platform').orderBy('d.account_id')
+    .execute()
+  return rows.map((row) => {
+    const record = row as unknown as Record<string, unknown>
+    const plain: PlainRow = { date: String(record.date), brand_id: Number(record.brand_id), platform: String(record.platform), account_id: Number(record.account_id) }
+    for (const metric of REPORTED_METRICS) {
+      const value = metric === 'revenue' ? record.revenue_micros : record[metric]
+      plain[metric] = value === null || value === undefined ? null : metric === 'revenue' ? Number(value) / 1e6 : Number(value)
+    }
+    return plain
+  })
+}
+
+/**
+ * Downloads every file of a succeeded job's manifest, checks each one's bytes against the
+ * manifest's `bytes` and `sha256`, and returns all their rows in the manifest's order.
+ */
+export async function verifiedRows (app: FastifyInstance, auth: Record<string, string>, manifest: ExportManifest): Promise<PlainRow[]> {
+  const types = Object.fromEntries(manifest.schema.columns.map((column) => [column.name, column.type]))
+  const rows: PlainRow[] = []
+  for (const file of manifest.files) {
+    const got = await download(app, auth, file.url)
+    assert.equal(got.status, 200, file.name)
+    assert.equal(got.bytes.length, file.bytes, `${file.name}: bytes`)
+    assert.equal(createHash('sha256').update(got.bytes).digest('hex'), file.sha256, `${file.name}: sha256`)
+    const read = await readRows(got.bytes, manifest.format, manifest.compression, types)
+    assert.equal(read.length, file.rows, `${file.name}: rows`)
+    rows.push(...read)
+  }
+  return rows
 }
