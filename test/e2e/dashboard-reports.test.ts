@@ -205,6 +205,19 @@ for (const dialect of DIALECTS) {
     it('creates an export from the page, shows its progress until it succeeds, and its download serves the file', async () => {
       await view('Exports')
       assert.equal(await page.locator('[data-period]').count(), 0, 'the export form has its own period')
+      assert.equal(await page.getByRole('form', { name: 'Filters' }).count(), 0, 'the analytics filters do not apply here')
+      // Every state the job is shown in, as the page draws it (a MutationObserver, so none is missed between two looks).
+      // A script as text: tsx would name the observer's callback with a helper the page does not have.
+      await page.evaluate(`(() => {
+        const seen = []
+        window.exportStates = seen
+        new MutationObserver(() => {
+          const item = document.querySelector('[data-export]')
+          if (item === null) return
+          const state = (item.getAttribute('data-status') ?? '') + '|' + (item.querySelector('[data-export-status]')?.textContent ?? '')
+          if (seen.at(-1) !== state) seen.push(state)
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
+      })()`)
       await page.getByLabel('Dataset', { exact: true }).selectOption('daily')
       await page.getByLabel('Format', { exact: true }).selectOption('csv')
       await page.getByLabel('Brand', { exact: true }).selectOption({ label: (await api.me()).brands.find((brand) => brand.brand_id === 2)?.brand_name ?? '' })
@@ -218,6 +231,10 @@ for (const dialect of DIALECTS) {
       const item = page.locator(`[data-export="${id}"]`)
       await page.waitForFunction((selector) => document.querySelector(selector)?.getAttribute('data-status') === 'succeeded', `[data-export="${id}"]`, { timeout: UI_TIMEOUT_MS * 2 })
       assert.ok(sent.some((request) => request.method === 'GET' && request.path === `/exports/${id}`), 'the page polled the job')
+      const states = await page.evaluate(() => (window as unknown as { exportStates: string[] }).exportStates)
+      assert.equal(states[0], 'queued|queued Queued: waiting for a worker', states.join(' → '))
+      assert.match(states.at(-1) ?? '', /^succeeded\|/)
+      for (const state of states.slice(1, -1)) assert.match(state, /^(queued\|queued Queued: waiting for a worker|running\|running Running: [\d,]+ rows( of [\d,]+ written \(\d+ %\)| written))$/, state)
 
       const job = await api.getExport(id)
       assert.equal(job.status, 'succeeded')
@@ -241,7 +258,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await page.locator('[data-export]').evaluateAll((items) => items.map((element) => element.getAttribute('data-export'))), listed.data.map((job) => job.id))
       await assertAccessible(page, 'exports')
       await screenshot(page, 'reports', `exports-${dialect}`)
+
+      // Delete: the job and its files go, the API forgets it.
+      await item.locator(`[data-delete="${id}"]`).click()
+      await page.locator('[data-export-notice]').filter({ hasText: `Export ${id} and its files removed.` }).waitFor()
+      assert.equal(await item.count(), 0)
+      await assert.rejects(api.getExport(id), (error: Error & { status?: number }) => error.status === 404)
       assert.deepEqual(browser.faults, [])
+    })
+
+    it('fits a phone: no sideways scroll on Top accounts and Exports at 390 px', async () => {
+      await page.setViewportSize({ width: 390, height: 844 })
+      try {
+        for (const name of ['Top accounts', 'Exports']) {
+          await view(name)
+          const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth])
+          assert.ok(scroll <= client, `${name}: the page is ${scroll} px wide in a ${client} px window`)
+          await assertAccessible(page, `${name} at 390 px`)
+          await screenshot(page, 'reports', `${name.toLowerCase().replace(' ', '-')}-${dialect}`)
+        }
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 900 })
+      }
     })
   })
 }

@@ -90,8 +90,9 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
       </header>
       <RateLimitBanner waits={waits} />
       <ChangesBanner watch={filters} onRefresh={refresh} />
-      <div class='layout'>
-        <FiltersForm filters={filters} brands={session.profile.brands} today={lastDay ?? today} lastDay={lastDay} onApply={navigate} />
+      {/* The Exports view has a form of its own: the analytics filters would not apply to it. */}
+      <div class={filters.view === 'exports' ? 'layout layout-single' : 'layout'}>
+        {filters.view !== 'exports' && <FiltersForm filters={filters} brands={session.profile.brands} today={lastDay ?? today} lastDay={lastDay} onApply={navigate} />}
         <main id='main' class='content' tabIndex={-1}>
           <nav aria-label='Views' class='views-nav'>
             <ul>
