@@ -29,9 +29,26 @@ export interface AnalyticsUpdatedData {
   accounts: Array<{ platform: PlatformCode, account_id: number, dates: DateRange[] }>
 }
 
+/** The most post ids an account lists in one `posts.updated`, of those added and of those changed each. */
+export const MAX_POST_IDS_PER_ACCOUNT = 100
+
 export interface PostsUpdatedData {
   brand_id: number
-  accounts: Array<{ platform: PlatformCode, account_id: number, posts_added: number, posts_changed: number }>
+  accounts: Array<{
+    platform: PlatformCode
+    account_id: number
+    posts_added: number
+    posts_changed: number
+    /**
+     * The ids (as GET /posts shows them) of the posts added and of those changed, ascending by
+     * their bytes, at most MAX_POST_IDS_PER_ACCOUNT of each; `post_ids_truncated` when either
+     * list leaves some out. Every event an import records has them; events recorded before the
+     * service listed ids lack them (partners read that as truncated).
+     */
+    added_post_ids?: string[]
+    changed_post_ids?: string[]
+    post_ids_truncated?: boolean
+  }>
 }
 
 export interface BrandUpdatedData {

@@ -103,10 +103,45 @@ for (const dialect of DIALECTS) {
         post('ig', 40, 'p3', 3), post('ig', 40, 'p6'), post('ig', 40, 'p7'),
       ])
       assert.deepEqual(await eventDataOf(test.store, sync.syncId), [
-        { type: 'posts.updated', data: { brand_id: 1, accounts: [{ platform: 'fb', account_id: 12, posts_added: 1, posts_changed: 0 }, { platform: 'fb', account_id: 31, posts_added: 1, posts_changed: 1 }] } },
-        { type: 'posts.updated', data: { brand_id: 2, accounts: [{ platform: 'ig', account_id: 40, posts_added: 2, posts_changed: 1 }] } },
+        {
+          type: 'posts.updated',
+          data: {
+            brand_id: 1,
+            accounts: [
+              { platform: 'fb', account_id: 12, posts_added: 1, posts_changed: 0, added_post_ids: ['p5'], changed_post_ids: [], post_ids_truncated: false },
+              { platform: 'fb', account_id: 31, posts_added: 1, posts_changed: 1, added_post_ids: ['p4'], changed_post_ids: ['p1'], post_ids_truncated: false },
+            ],
+          },
+        },
+        { type: 'posts.updated', data: { brand_id: 2, accounts: [{ platform: 'ig', account_id: 40, posts_added: 2, posts_changed: 1, added_post_ids: ['p6', 'p7'], changed_post_ids: ['p3'], post_ids_truncated: false }] } },
       ])
       assert.deepEqual(sync.counts.changed.post, { added: 4, changed: 2 })
+    })
+
+    it('posts: at most 100 ids of the added and 100 of the changed per account, ascending by their bytes, truncated flagged', async () => {
+      // Ids whose order differs between byte order and a language collation (case, punctuation, accents).
+      const spellings = (n: number): string[] => [`Q${n}`, `q${n}`, `q-${n}`, `é${n}`]
+      const added = Array.from({ length: 40 }, (_, n) => spellings(n)).flat().reverse()
+      const first = await importRecords(test.store, added.map((id) => post('yt', 30, id)))
+      const byBytes = [...added].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+      assert.deepEqual(await eventDataOf(test.store, first.syncId), [
+        { type: 'posts.updated', data: { brand_id: 1, accounts: [{ platform: 'yt', account_id: 30, posts_added: 160, posts_changed: 0, added_post_ids: byBytes.slice(0, 100), changed_post_ids: [], post_ids_truncated: true }] } },
+      ])
+      // 101 changed (one more than listed), 3 added, and another account of the brand within the bounds.
+      const changed = byBytes.slice(0, 101).reverse()
+      const second = await importRecords(test.store, [...changed.map((id) => post('yt', 30, id, 9)), post('yt', 30, 'new-2'), post('yt', 30, 'new-1'), post('yt', 30, 'New-3'), post('fb', 12, 'p5', 9)])
+      assert.deepEqual(await eventDataOf(test.store, second.syncId), [
+        {
+          type: 'posts.updated',
+          data: {
+            brand_id: 1,
+            accounts: [
+              { platform: 'fb', account_id: 12, posts_added: 0, posts_changed: 1, added_post_ids: [], changed_post_ids: ['p5'], post_ids_truncated: false },
+              { platform: 'yt', account_id: 30, posts_added: 3, posts_changed: 101, added_post_ids: ['New-3', 'new-1', 'new-2'], changed_post_ids: byBytes.slice(0, 100), post_ids_truncated: true },
+            ],
+          },
+        },
+      ])
     })
 
     it('brands: created and renamed; the same name is no change', async () => {

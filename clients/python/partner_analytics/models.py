@@ -2021,14 +2021,25 @@ def parse_monthly_report_not_synced(raw: Any) -> MonthlyReportNotSynced:
     return cast(MonthlyReportNotSynced, value)
 
 
-class PostsUpdatedDataAccountsItem(TypedDict):
-    """The PostsUpdatedDataAccountsItem object of the API."""
+class _PostsUpdatedDataAccountsItemRequired(TypedDict):
+    """The members every PostsUpdatedDataAccountsItem has."""
 
     #: Platform code
     platform: Literal["fb", "ig", "tk", "yt", "li", "th", "sc", "da", "pi"]
     account_id: int
     posts_added: int
     posts_changed: int
+
+
+class PostsUpdatedDataAccountsItem(_PostsUpdatedDataAccountsItemRequired, total=False):
+    """The PostsUpdatedDataAccountsItem object of the API. Members below are present only where the API says."""
+
+    #: The ids (as GET /posts shows them) of the posts added, ascending by their UTF-8 bytes, at most 100. Absent on events recorded before the feed listed ids: read that as truncated
+    added_post_ids: List[str]
+    #: The ids of the posts changed, in the same order, at most 100
+    changed_post_ids: List[str]
+    #: true when either list leaves posts out (more than the bound were added or changed): re-read the account's posts
+    post_ids_truncated: bool
 
 
 def parse_posts_updated_data_accounts_item(raw: Any) -> PostsUpdatedDataAccountsItem:

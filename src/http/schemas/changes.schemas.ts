@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { CHANGE_EVENT_TYPES } from '../../domain/changes.js'
+import { CHANGE_EVENT_TYPES, MAX_POST_IDS_PER_ACCOUNT } from '../../domain/changes.js'
 import { PLATFORM_CODES } from '../../domain/platforms.js'
 import { component } from './components.js'
 import { DateRange } from './formats.js'
@@ -29,6 +29,17 @@ export const PostsUpdatedData = component('PostsUpdatedData', Type.Object({
     account_id: Type.Integer(),
     posts_added: Type.Integer({ minimum: 0 }),
     posts_changed: Type.Integer({ minimum: 0 }),
+    added_post_ids: Type.Optional(Type.Array(Type.String(), {
+      maxItems: MAX_POST_IDS_PER_ACCOUNT,
+      description: `The ids (as GET /posts shows them) of the posts added, ascending by their UTF-8 bytes, at most ${MAX_POST_IDS_PER_ACCOUNT}. Absent on events recorded before the feed listed ids: read that as truncated`,
+    })),
+    changed_post_ids: Type.Optional(Type.Array(Type.String(), {
+      maxItems: MAX_POST_IDS_PER_ACCOUNT,
+      description: `The ids of the posts changed, in the same order, at most ${MAX_POST_IDS_PER_ACCOUNT}`,
+    })),
+    post_ids_truncated: Type.Optional(Type.Boolean({
+      description: 'true when either list leaves posts out (more than the bound were added or changed): re-read the account\'s posts',
+    })),
   }), { description: 'Accounts in canonical order: platform, then account_id' }),
 }))
 

@@ -73,6 +73,14 @@ export const CHANGED_TABLES = {
     postgres: 'seq bigint not null primary key, brand_id bigint not null, platform text not null, account_id bigint not null, added bigint not null, ' +
       'changed bigint not null',
   },
+  /**
+   * Filled at commit: the ids of each sync_post_accounts row's posts (its seq), added (1) and
+   * changed (0) apart, ranked by their bytes, only the first MAX_POST_IDS_PER_ACCOUNT of each.
+   */
+  sync_post_ids: {
+    sqlite: 'seq integer not null, added integer not null, rank integer not null, id text not null, primary key (seq, added, rank)',
+    postgres: 'seq bigint not null, added integer not null, rank bigint not null, id text not null, primary key (seq, added, rank)',
+  },
 } as const satisfies Record<string, TableDefinition>
 
 export type ChangedTable = keyof typeof CHANGED_TABLES

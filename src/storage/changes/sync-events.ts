@@ -35,13 +35,16 @@ export interface RangeRow {
   until: string
 }
 
-/** An account's posts added and changed by the import, with the account's brand now. */
+/** An account's posts added and changed by the import, with the account's brand now, and the first ids of each. */
 export interface PostCountRow {
   brand_id: number
   platform: PlatformCode
   account_id: number
   added: number
   changed: number
+  /** At most MAX_POST_IDS_PER_ACCOUNT ids of the posts added, ascending; the same of those changed. */
+  addedIds: string[]
+  changedIds: string[]
 }
 
 export function brandEvents (rows: readonly BrandChangeRow[]): Array<EventOf<'brand.updated'>> {
@@ -73,7 +76,15 @@ export class PostsEvents {
         if (this.current !== undefined) done.push({ type: 'posts.updated', data: this.current })
         this.current = { brand_id: row.brand_id, accounts: [] }
       }
-      this.current.accounts.push({ platform: row.platform, account_id: row.account_id, posts_added: row.added, posts_changed: row.changed })
+      this.current.accounts.push({
+        platform: row.platform,
+        account_id: row.account_id,
+        posts_added: row.added,
+        posts_changed: row.changed,
+        added_post_ids: row.addedIds,
+        changed_post_ids: row.changedIds,
+        post_ids_truncated: row.addedIds.length < row.added || row.changedIds.length < row.changed,
+      })
     }
     return done
   }

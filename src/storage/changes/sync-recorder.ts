@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { NewChangeEvent } from '../../domain/changes.js'
+import { MAX_POST_IDS_PER_ACCOUNT, type NewChangeEvent } from '../../domain/changes.js'
 import { formatUtcSeconds } from '../../domain/dates.js'
 import { noChanges, type RecordCounts, type Sync } from '../../domain/syncs.js'
 import type { Database } from '../database.js'
@@ -36,8 +36,10 @@ export interface PreparedSync {
   write: () => Promise<Sync>
 }
 
-/** Rows of a numbered table (ranges, account events, posts per account) read per round trip while the events are written. */
+/** Rows of a numbered table (ranges, account events) read per round trip while the events are written. */
 const RANGE_PAGE = 5000
+/** Accounts of sync_post_accounts read per round trip, with up to 2 × MAX_POST_IDS_PER_ACCOUNT ids each. */
+const POST_ACCOUNT_PAGE = 500
 /** Events written per insertEvents call (it splits further by its own statement size). */
 const EVENT_BATCH = 500
 
@@ -84,7 +86,7 @@ export async function prepareSync (db: Kysely<Database>, dialect: Dialect, input
     else if (row.change === 'updated') changed.account.updated = Number(row.n)
     else if (row.change === 'moved_in') changed.account.moved = Number(row.n)
   }
-  await numberPostAccounts(db)
+  await numberPostAccounts(db, dialect)
   const counted = (await sql<{ accountEvents: number, postBrands: number }>`select
       (select count(*) from sync_account_events) as "accountEvents",
       (select count(distinct brand_id) from sync_post_accounts) as "postBrands"`.execute(db)).rows[0]
@@ -146,20 +148,33 @@ async function numberAccountEvents (db: Kysely<Database>): Promise<void> {
       union all select c.old_brand_id, c.platform, c.account_id, a.account_name, 'moved_out', 3 ${from} where ${moved}) e`.execute(db)
 }
 
-/** Posts added and changed per account, with the account's brand now, numbered in brand, platform, account order. */
-async function numberPostAccounts (db: Kysely<Database>): Promise<void> {
+/** Post ids ranked by their bytes in both stores (PostgreSQL's database collation may differ from SQLite's binary order). */
+const BYTE_ORDER: Record<Dialect, string> = { sqlite: 'c.id', postgres: 'c.id collate "C"' }
+
+/**
+ * Posts added and changed per account, with the account's brand now, numbered in brand, platform,
+ * account order; and the first MAX_POST_IDS_PER_ACCOUNT ids of each account's added and changed posts.
+ */
+async function numberPostAccounts (db: Kysely<Database>, dialect: Dialect): Promise<void> {
   await sql`insert into sync_post_accounts (seq, brand_id, platform, account_id, added, changed)
     select row_number() over (order by a.brand_id, ${rankOf('p.platform')}, p.account_id), a.brand_id, p.platform, p.account_id, sum(c.added), count(*) - sum(c.added)
     from changed_posts c
     join posts p on p.platform = c.platform and p.id = c.id
     join accounts a on a.platform = p.platform and a.account_id = p.account_id
     group by a.brand_id, p.platform, p.account_id`.execute(db)
+  await sql`insert into sync_post_ids (seq, added, rank, id)
+    select s.seq, r.added, r.rank, r.id
+    from (select p.platform, p.account_id, c.added, c.id,
+        row_number() over (partition by p.platform, p.account_id, c.added order by ${sql.raw(BYTE_ORDER[dialect])}) as rank
+      from changed_posts c join posts p on p.platform = c.platform and p.id = c.id) r
+    join sync_post_accounts s on s.platform = r.platform and s.account_id = r.account_id
+    where r.rank <= ${MAX_POST_IDS_PER_ACCOUNT}`.execute(db)
 }
 
 /** Reads a numbered table (seq from 1) a page at a time, in order. */
-async function * pagesOf<Row> (read: (after: number, through: number) => Promise<Row[]>): AsyncGenerator<Row[]> {
-  for (let after = 0; ; after += RANGE_PAGE) {
-    const page = await read(after, after + RANGE_PAGE)
+async function * pagesOf<Row> (read: (after: number, through: number) => Promise<Row[]>, size = RANGE_PAGE): AsyncGenerator<Row[]> {
+  for (let after = 0; ; after += size) {
+    const page = await read(after, after + size)
     if (page.length === 0) return
     yield page
   }
@@ -182,14 +197,31 @@ async function writeAnalyticsEvents (db: Kysely<Database>, events: EventWriter):
   await events.add(analytics.finish())
 }
 
-/** `posts.updated`, one per brand, built from sync_post_accounts read a page at a time. */
+/** `posts.updated`, one per brand, built from sync_post_accounts and sync_post_ids read a page of accounts at a time. */
 async function writePostsEvents (db: Kysely<Database>, events: EventWriter): Promise<void> {
   const posts = new PostsEvents()
-  const pages = pagesOf(async (after, through) => (await sql<PostCountRow>`select brand_id, platform, account_id, added, changed from sync_post_accounts
-    where seq > ${after} and seq <= ${through} order by seq`.execute(db)).rows)
-  for await (const page of pages) {
-    await events.add(posts.add(page.map((row) => ({ brand_id: Number(row.brand_id), platform: row.platform, account_id: Number(row.account_id), added: Number(row.added), changed: Number(row.changed) }))))
-  }
+  const pages = pagesOf(async (after, through): Promise<PostCountRow[]> => {
+    const accounts = (await sql<{ seq: number, brand_id: number, platform: PostCountRow['platform'], account_id: number, added: number, changed: number }>`select seq, brand_id, platform, account_id, added, changed
+      from sync_post_accounts where seq > ${after} and seq <= ${through} order by seq`.execute(db)).rows
+    const ids = (await sql<{ seq: number, added: number, id: string }>`select seq, added, id from sync_post_ids
+      where seq > ${after} and seq <= ${through} order by seq, added, rank`.execute(db)).rows
+    const idsOf = new Map<number, { addedIds: string[], changedIds: string[] }>()
+    for (const row of ids) {
+      const lists = idsOf.get(Number(row.seq)) ?? { addedIds: [], changedIds: [] }
+      idsOf.set(Number(row.seq), lists)
+      const list = Number(row.added) === 1 ? lists.addedIds : lists.changedIds
+      list.push(row.id)
+    }
+    return accounts.map((row) => ({
+      brand_id: Number(row.brand_id),
+      platform: row.platform,
+      account_id: Number(row.account_id),
+      added: Number(row.added),
+      changed: Number(row.changed),
+      ...(idsOf.get(Number(row.seq)) ?? { addedIds: [], changedIds: [] }),
+    }))
+  }, POST_ACCOUNT_PAGE)
+  for await (const page of pages) await events.add(posts.add(page))
   await events.add(posts.finish())
 }
 

@@ -1207,6 +1207,12 @@ export interface components {
                 account_id: number;
                 posts_added: number;
                 posts_changed: number;
+                /** @description The ids (as GET /posts shows them) of the posts added, ascending by their UTF-8 bytes, at most 100. Absent on events recorded before the feed listed ids: read that as truncated */
+                added_post_ids?: string[];
+                /** @description The ids of the posts changed, in the same order, at most 100 */
+                changed_post_ids?: string[];
+                /** @description true when either list leaves posts out (more than the bound were added or changed): re-read the account's posts */
+                post_ids_truncated?: boolean;
             }[];
         };
         PostsUpdatedEvent: {
