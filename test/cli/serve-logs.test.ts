@@ -36,7 +36,8 @@ describe('serve: log format by where stdout goes', () => {
     // `[HH:MM:SS] INFO: Server listening at http://127.0.0.1:PORT`, colours stripped.
     // eslint-disable-next-line no-control-regex
     assert.match(listening.replace(/\u001b\[[0-9;]*m/g, ''), /^\[\d{2}:\d{2}:\d{2}\] INFO: Server listening at http:\/\/127\.0\.0\.1:\d+$/)
-    assert.equal(stderr, '')
+    // stderr holds only the store's line (test/cli/serve-store.test.ts).
+    assert.equal(stderr, `Store: SQLite ${test.databaseUrl.slice('sqlite:'.length)}\n`)
   })
 
   it('formats a request log line with its request id', async () => {

@@ -1,9 +1,10 @@
 import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
+import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, type Registry } from 'prom-client'
-import { ConfigError, loadConfig, parseWorkers, resolveJwtSecret } from '../../config/load.js'
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, parseWorkers, resolveJwtSecret } from '../../config/load.js'
 import type { ResolvedConfig } from '../../config/schema.js'
 import { buildApp } from '../../http/app.js'
 import { unfilteredChangesCursor } from '../../http/cursors/changes-cursor.js'
@@ -15,7 +16,7 @@ import { createCounterStore } from '../../storage/counters/index.js'
 import { createStore, type Store } from '../../storage/db.js'
 import { SERVING_DEADLINES } from '../../storage/deadlines.js'
 import { migrateToLatest } from '../../storage/migrate.js'
-import { requireAnswer } from '../../storage/open-store.js'
+import { requireAnswer, withoutPassword } from '../../storage/open-store.js'
 import { attachReplicas } from '../../storage/replicas/replica-routing.js'
 import { startCluster } from '../cluster/primary.js'
 import { loopbackUrl, printDemoAccess } from '../demo-banner.js'
@@ -76,6 +77,7 @@ async function runWorkers (io: CliIo, config: ResolvedConfig, workers: number, s
   if (config.database.kind === 'sqlite' && config.database.file === ':memory:') {
     throw new ConfigError([`${source} needs a database the workers can share: an in-memory SQLite database lives in one process; use a file or PostgreSQL`])
   }
+  refuseDefaultStoreInProduction(config)
   const demo = await setUp(createStore(config.database), config, io)
   const aggregator = config.metrics.port === undefined ? undefined : new AggregatorRegistry()
   const running = await startCluster(io, { config, workers, graceMs: SHUTDOWN_GRACE_MS })
@@ -101,6 +103,7 @@ async function runWorkers (io: CliIo, config: ResolvedConfig, workers: number, s
 export async function startServer (io: CliIo, options: { worker?: boolean } = {}): Promise<RunningServer> {
   const worker = options.worker === true
   const config = resolveJwtSecret(loadConfig(io.env))
+  if (!worker) refuseDefaultStoreInProduction(config)
   let demo: DemoAccess | undefined
   // Requests are answered from a store whose every wait is bounded (src/storage/deadlines.ts);
   // migrations and demo data may run long, so they run first on a store of their own without
@@ -227,10 +230,32 @@ async function listenForMetrics (config: ResolvedConfig, render: Parameters<type
   }
 }
 
+/**
+ * Under NODE_ENV=production, serve needs its store named (docs/configuration.md): the default,
+ * ./data/partner-analytics.sqlite, is relative to wherever a service manager starts the process
+ * (`/` → /data/…) and would be a new database with a demo partner and its keys.
+ */
+function refuseDefaultStoreInProduction (config: ResolvedConfig): void {
+  if (!config.isDefaultDatabase || config.nodeEnv !== 'production') return
+  const file = config.database.kind === 'sqlite' ? resolve(config.database.file) : DEFAULT_DATABASE_URL
+  throw new ConfigError([`DATABASE_URL must be set when NODE_ENV=production: serve does not fall back to ${DEFAULT_DATABASE_URL} (here ${file}, a new database with demo data); ` +
+    'set DATABASE_URL to the store to serve, e.g. sqlite:/var/lib/partner-analytics/partner-analytics.sqlite or postgres://user@host:5432/db'])
+}
+
+/** The store serve answers from, as its one line at start says it: an absolute file, or the server's URL without its password. */
+function storeLine (config: ResolvedConfig): string {
+  const { database } = config
+  if (database.kind === 'postgres') return `Store: PostgreSQL ${withoutPassword(database.url)}`
+  if (database.file === ':memory:') return 'Store: SQLite in memory (nothing is kept after the process ends)'
+  return `Store: SQLite ${resolve(database.file)}${config.isDefaultDatabase ? ' (DATABASE_URL is not set: the embedded demo database)' : ''}`
+}
+
 /** Migrations, then the demo data on the embedded default database; closes the store unless told. */
 async function setUp (store: Store, config: ResolvedConfig, io: CliIo, options: { keepOpen?: boolean } = {}): Promise<DemoAccess | undefined> {
   try {
     await requireAnswer(store, config.database)
+    // Said once the store answers (an unreachable one is named by the error instead), before anything is written to it.
+    say(io, storeLine(config))
     await migrateToLatest(store)
     return config.isDefaultDatabase ? await prepareDemoDatabase(store, config, (line) => say(io, line)) : undefined
   } finally {
