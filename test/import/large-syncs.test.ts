@@ -93,9 +93,15 @@ function firstEvents (): Array<{ type: string, data: unknown }> {
   for (const [brand, accounts] of byBrand.entries()) {
     const posted = accounts.filter((a) => indexOf(a) < WITH_POSTS)
     if (posted.length === 0) continue
-    events.push({ type: 'posts.updated', data: { brand_id: brand + 1, accounts: posted.map((a) => ({
-      platform: a.platform, account_id: a.account_id, posts_added: 1, posts_changed: 0, added_post_ids: [`p${indexOf(a)}`], changed_post_ids: [], post_ids_truncated: false,
-    })) } })
+    events.push({
+      type: 'posts.updated',
+      data: {
+        brand_id: brand + 1,
+        accounts: posted.map((a) => ({
+          platform: a.platform, account_id: a.account_id, posts_added: 1, posts_changed: 0, added_post_ids: [`p${indexOf(a)}`], changed_post_ids: [], post_ids_truncated: false,
+        })),
+      },
+    })
   }
   return events
 }
