@@ -37,6 +37,26 @@ export class Sums {
   }
 }
 
+/**
+ * The stored columns whose sums the figures of `metrics` read: a flow's own column, a rate's parts
+ * (reach_or_views: reach and views), nothing for followers (its last value is read apart) or for
+ * days. The account-buckets query sums only these.
+ */
+export function columnsOfMetrics (metrics: readonly string[]): string[] {
+  const needed = new Set<string>()
+  for (const metric of metrics) {
+    const definition = definitionOf(metric)
+    if (definition.kind === 'flow') needed.add(columnOf(metric))
+    else if (definition.kind === 'rate' && definition.ratioOf !== undefined) {
+      const { numerator, denominator } = definition.ratioOf
+      needed.add(columnOf(numerator))
+      if (denominator === 'reach_or_views') for (const column of Object.values(ENGAGEMENT_DENOMINATOR)) needed.add(column)
+      else if (denominator !== 'days') needed.add(columnOf(denominator))
+    }
+  }
+  return [...needed]
+}
+
 /** The stored column a reported metric lives in. */
 export function columnOf (metric: string): string {
   return metric === 'revenue' ? 'revenue_micros' : metric

@@ -12,7 +12,7 @@ import {
   REPORT_COLUMNS, buildAccountBucketsQuery, buildScopeAccountsQuery, type AccountBucketRow, type ScopeAccountRow,
 } from '../../storage/queries/report-buckets.query.js'
 import { readRows } from '../../storage/queries/status-sql.js'
-import { Sums, changeOf, figureOf } from './figures.js'
+import { Sums, changeOf, columnsOfMetrics, figureOf } from './figures.js'
 
 /**
  * POST /reports below HTTP (docs/reports.md): given a validated request and its resolved scope,
@@ -99,9 +99,10 @@ function groupRows (rows: readonly AccountBucketRow[], accounts: ReadonlyMap<str
   return groups
 }
 
+/** The row's summed columns (those the query summed: the request's metrics' columns). */
 function sumsOf (row: AccountBucketRow): Record<string, number | null> {
   const sums: Record<string, number | null> = {}
-  for (const column of REPORT_COLUMNS) sums[column] = num(row[column])
+  for (const column of REPORT_COLUMNS) if (column in row) sums[column] = num(row[column])
   return sums
 }
 
@@ -235,10 +236,11 @@ export function createReportsService (deps: { store: Store }): ReportsService {
     const days = periodDays(period) + (other === undefined ? 0 : periodDays(other))
     const heavy = !empty && scope.brandIds.length * days > store.heavy.brandDays
     const inLane = heavy ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
+    const columns = columnsOfMetrics(request.metrics)
     return await inLane(async () => {
       const read = async (within: Period) => empty
         ? []
-        : await readRows<AccountBucketRow>(store, buildAccountBucketsQuery(store.db, { dialect: store.dialect, scope, period: within, dimension: time }), heavy)
+        : await readRows<AccountBucketRow>(store, buildAccountBucketsQuery(store.db, { dialect: store.dialect, scope, period: within, dimension: time, columns }), heavy)
       const here = await read(period)
       const there = other === undefined ? undefined : await read(other)
       return shape({ request, scope, accounts, accountList, here, there, other, rowsEstimate, heavy })

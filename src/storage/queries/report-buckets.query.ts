@@ -12,7 +12,9 @@ import { accountsInScope } from './status-sql.js'
  * and time bucket (the work of the query is the scope's account-days in the period, read through
  * the primary key; what comes back is bounded by accounts × buckets):
  *
- * - every reported metric summed over the account's days in the bucket (null when none reported it),
+ * - each metric column the request needs (`columns`: reportColumnsOf in the service) summed over the
+ *   account's days in the bucket (null when none reported it); a column no asked metric reads is
+ *   not summed (summing all 17 of every account-day was most of a narrow report's time),
  * - how many of its days have a row (account-days reported),
  * - its followers on the last day of the bucket that reported followers (null when none did).
  *
@@ -56,17 +58,20 @@ export interface AccountBucketsInput {
   scope: Scope
   period: Period
   dimension: TimeDimension | undefined
+  /** The metric columns to sum, a subset of REPORT_COLUMNS (followers is always read for the last value). */
+  columns: readonly string[]
 }
 
 export function buildAccountBucketsQuery (db: Kysely<Database>, input: AccountBucketsInput): CompiledQuery<AccountBucketRow> {
   const { dialect, scope, period, dimension } = input
-  const sums = REPORT_COLUMNS.map((column) => sql`sum(${sql.ref(`x.${column}`)}) as ${sql.ref(column)}`)
-  const columns = REPORT_COLUMNS.map((column) => sql.ref(`d.${column}`))
+  const summed = REPORT_COLUMNS.filter((column) => input.columns.includes(column))
+  const sums = summed.map((column) => sql`, sum(${sql.ref(`x.${column}`)}) as ${sql.ref(column)}`)
+  const columns = [...new Set([...summed, 'followers'])].map((column) => sql.ref(`d.${column}`))
   return sql<AccountBucketRow>`select l.*, (select f.followers from daily_metrics f
       where f.platform = l.platform and f.account_id = l.account_id and f.date = l.followers_date) as last_followers
     from (
       select x.platform, x.account_id, x.brand_id, x.bucket, count(*) as days_reported,
-        max(case when x.followers is not null then x.date end) as followers_date, ${sql.join(sums)}
+        max(case when x.followers is not null then x.date end) as followers_date${sql.join(sums, sql``)}
       from (
         select d.platform, d.account_id, a.brand_id, d.date, ${bucketOf(dialect, dimension)} as bucket, ${sql.join(columns)}
         from daily_metrics d inner join accounts a on a.platform = d.platform and a.account_id = d.account_id
