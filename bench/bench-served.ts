@@ -145,11 +145,14 @@ export interface Server { child: ChildProcess, base: URL, pid: number, logged: {
 
 /**
  * `node dist/cli/main.js serve` on 127.0.0.1 with rate limits off, NODE_ENV=production and `env`
- * added; its warn and error log lines are counted and passed on to stderr.
+ * added; its warn and error log lines are counted and passed on to stderr. With BENCH_CPU_PROFILE_DIR
+ * set, it runs under `node --cpu-prof` and writes its profile there when stopped.
  */
 export async function startServer (databaseUrl: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort()
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  // BENCH_CPU_PROFILE_DIR: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
+  const child = spawn(process.execPath, [...profile, CLI, 'serve'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
