@@ -134,14 +134,14 @@ for (const dialect of DIALECTS) {
         }
         const [cliffText] = cells.get('2026-11-04') ?? ['']
         assert.match(cliffText, new RegExp(`\\(⚠ 2 of 3 accounts reported.*missing: ${facebook?.account_name ?? ''}\\)$`), metric)
-        // The chart itself draws the marks: amber pixels on its canvas.
-        const amber = await page.locator(`[data-chart="${metric}"] canvas`).evaluate((canvas: HTMLCanvasElement) => {
+        // The chart itself draws the marks: black pixels on its canvas (MARK_COLOUR; no line is black).
+        const markInk = await page.locator(`[data-chart="${metric}"] canvas`).evaluate((canvas: HTMLCanvasElement) => {
           const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height)
           let found = 0
-          for (let i = 0; i < data.length; i += 4) if (data[i] === 0x8a && data[i + 1] === 0x5a && data[i + 2] === 0x00 && (data[i + 3] ?? 0) > 200) found++
+          for (let i = 0; i < data.length; i += 4) if (data[i] === 0x00 && data[i + 1] === 0x00 && data[i + 2] === 0x00 && (data[i + 3] ?? 0) > 200) found++
           return found
         })
-        assert.ok(amber > 20, `${metric}: the incomplete points are drawn (${amber} mark pixels)`)
+        assert.ok(markInk > 20, `${metric}: the incomplete points are drawn (${markInk} mark pixels)`)
         // Label and help from the catalogue.
         assert.equal(await page.locator(`[data-chart="${metric}"] h3`).textContent(), `${label(metric)?.label ?? ''}${metric === 'engagement_rate' ? ' (%)' : ''}`)
         assert.equal(await page.locator(`[data-chart="${metric}"] .metric-help`).textContent(), label(metric)?.description)
@@ -151,14 +151,15 @@ for (const dialect of DIALECTS) {
 
     it('says in the totals table how many account-days reported, and who missed which days', async () => {
       await open(`?view=table&brands=4&since=${SINCE}&until=${UNTIL}`)
-      const agg = await api.analytics({ type: 'agg', since: SINCE, until: UNTIL, brand_id: [4], include: ['status'] })
+      const agg = await api.analytics({ type: 'agg', since: SINCE, until: UNTIL, brand_id: [4], include: ['status'], gaps: 'carry' })
       const entry = agg.data[0] as unknown as Entry
       const cell = page.locator('[data-agg-table="scope"] tbody tr').first().locator('[data-field="status"]')
       assert.equal(await cell.textContent(), `⚠ ${entry.accounts_reported} of ${entry.accounts_expected}`)
       const missing = await page.locator('[data-missing-account]').allTextContents()
       assert.ok(missing.some((text) => /missed 1 of \d+ days \(2026-11-04\)$/.test(text)), missing.join('\n'))
       const headers = await page.locator('[data-agg-table="scope"] thead th').allTextContents()
-      for (const name of ['views', 'interactions', 'engagement_rate', 'followers', 'new_followers', 'posts_count', 'posts_per_day', 'revenue']) assert.ok(headers.includes(label(name)?.label ?? '?'), name)
+      // Money says whose currency it is (the catalogue's unit `currency`: the account's).
+      for (const name of ['views', 'interactions', 'engagement_rate', 'followers', 'new_followers', 'posts_count', 'posts_per_day', 'revenue']) assert.ok(headers.includes(`${label(name)?.label ?? '?'}${label(name)?.unit === 'currency' ? ' (account\'s currency)' : ''}`), `${name}: ${headers.join(' | ')}`)
       await assertAccessible(page, 'the totals table with missing days')
     })
 

@@ -96,14 +96,14 @@ for (const dialect of DIALECTS) {
       const yOf = (value: number) => plot.top + plot.height * (1 - (value - plot.ymin) / (plot.ymax - plot.ymin))
       // Between the 1.2 M level and the 0.4 M level, around 2026-11-04: a fall to 186,205 would cross it; nothing must.
       const band = { x0: xOf('2026-11-03') + 2, x1: xOf('2026-11-05') - 2, y0: yOf(1_200_000), y1: yOf(400_000) }
-      assert.equal(await inkOf(page, 'followers', band, [0x1f, 0x5f, 0xa8]), 0, 'no line crosses the band: no fall is drawn')
+      assert.equal(await inkOf(page, 'followers', band, [0x00, 0x72, 0xb2]), 0, 'no line crosses the band: no fall is drawn')
       // The page asked with gaps=carry: the day stands at the carried value, on the line (dashed), not at 186,205.
       const [carried] = (await api.analytics({ type: 'daily', since: '2026-11-04', until: '2026-11-04', brand_id: [4], include: ['status'], gaps: 'carry' })).data as unknown as Array<Record<string, number>>
       assert.ok(Number(carried?.followers) > 1_400_000)
       const point = { x0: xOf('2026-11-04') - 2, x1: xOf('2026-11-04') + 2, y0: yOf(Number(carried?.followers)) - 4, y1: yOf(Number(carried?.followers)) + 4 }
-      assert.ok(await inkOf(page, 'followers', point, [0x1f, 0x5f, 0xa8]) > 2, 'the carried day is drawn at its carried value')
+      assert.ok(await inkOf(page, 'followers', point, [0x00, 0x72, 0xb2]) > 2, 'the carried day is drawn at its carried value')
       const low = { x0: xOf('2026-11-04') - 6, x1: xOf('2026-11-04') + 6, y0: yOf(186_205) - 6, y1: yOf(186_205) + 6 }
-      assert.equal(await inkOf(page, 'followers', low, [0x1f, 0x5f, 0xa8]), 0, 'nothing is drawn at the zero-filled 186,205')
+      assert.equal(await inkOf(page, 'followers', low, [0x00, 0x72, 0xb2]), 0, 'nothing is drawn at the zero-filled 186,205')
       // And the list names it, with the account missing.
       const listed = await page.locator('[data-incomplete-point]').allTextContents()
       assert.ok(listed.some((text) => text.startsWith('2026-11-04') && text.includes('2 of 3 accounts reported')), listed.join('\n'))

@@ -250,8 +250,8 @@ for (const dialect of DIALECTS) {
       assert.equal(new URL(page.url()).searchParams.get('view'), 'platforms')
       const since = new URL(page.url()).searchParams.get('period') === '12m' ? new Date(Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 12, 1)).toISOString().slice(0, 10) : ''
       const days = Math.round((Date.parse(today) - Date.parse(since)) / 86_400_000) + 1
-      const current = await api.analytics({ type: 'agg', since, until: today, platform: ['fb', 'ig', 'tk'], split_by_platform: true })
-      const before = await api.analytics({ type: 'agg', since: addDays(since, -days), until: addDays(since, -1), platform: ['fb', 'ig', 'tk'], split_by_platform: true })
+      const current = await api.analytics({ type: 'agg', since, until: today, platform: ['fb', 'ig', 'tk'], split_by_platform: true, gaps: 'carry' })
+      const before = await api.analytics({ type: 'agg', since: addDays(since, -days), until: addDays(since, -1), platform: ['fb', 'ig', 'tk'], split_by_platform: true, gaps: 'carry' })
       const check = async (metric: string) => {
         const bars = page.locator(`[data-bars="${metric}"]`)
         await bars.waitFor()
@@ -271,7 +271,7 @@ for (const dialect of DIALECTS) {
 
       const panel = section('Platforms compared')
       const args = await exportArgsShown(panel)
-      assert.deepEqual(args, ['analytics', '--type', 'agg', '--since', since, '--until', today, '--platform', 'fb,ig,tk', '--split-by-platform', '--format', 'csv'])
+      assert.deepEqual(args, ['analytics', '--type', 'agg', '--since', since, '--until', today, '--platform', 'fb,ig,tk', '--split-by-platform', '--gaps', 'carry', '--format', 'csv'])
       assert.equal((await downloadCsv(page, panel)).text, await exportFile(server.baseUrl, server.partner, args))
     })
 
@@ -287,7 +287,7 @@ for (const dialect of DIALECTS) {
 
       const accountIds = brands.flatMap((brand) => (brand.li_accounts ?? []).map((account) => account.account_id)).sort((a, b) => a - b)
       const since = new Date(Date.UTC(Number(today.slice(0, 4)), Number(today.slice(5, 7)) - 12, 1)).toISOString().slice(0, 10)
-      const agg = await api.analytics({ type: 'agg', since, until: today, account_id: accountIds, platform: ['li'] })
+      const agg = await api.analytics({ type: 'agg', since, until: today, account_id: accountIds, platform: ['li'], gaps: 'carry' })
       const table = page.locator('[data-agg-table="scope"]')
       const rows = table.locator('tbody tr')
       assert.equal(await rows.count(), agg.data.length)
@@ -309,7 +309,7 @@ for (const dialect of DIALECTS) {
       }
       const panel = section(/^Totals by account/)
       const args = await exportArgsShown(panel)
-      assert.deepEqual(args, ['analytics', '--type', 'agg', '--since', since, '--until', today, '--account-id', accountIds.join(','), '--platform', 'li', '--format', 'csv'])
+      assert.deepEqual(args, ['analytics', '--type', 'agg', '--since', since, '--until', today, '--account-id', accountIds.join(','), '--platform', 'li', '--gaps', 'carry', '--format', 'csv'])
       assert.equal((await downloadCsv(page, panel)).text, await exportFile(server.baseUrl, server.partner, args))
     })
 

@@ -17,12 +17,14 @@ export interface MetricText {
   label: string
   description: string
   kind: MetricKind
+  /** The catalogue's unit: `count`, `ratio`, or `currency` (the account's currency; the API names no code). */
+  unit: string
 }
 
 export type MetricTexts = ReadonlyMap<string, MetricText>
 
 export function metricTextsOf (catalog: MetricCatalog): MetricTexts {
-  return new Map(catalog.data.map((metric) => [metric.name, { label: metric.label, description: metric.description, kind: metric.kind ?? kindOf(metric.combine) }]))
+  return new Map(catalog.data.map((metric) => [metric.name, { label: metric.label, description: metric.description, kind: metric.kind ?? kindOf(metric.combine), unit: metric.unit }]))
 }
 
 /** A catalogue without `kind` (an older server): read from how the metric combines. */
@@ -41,4 +43,19 @@ export function metricLabel (texts: MetricTexts, name: string): string {
 
 export function metricDescription (texts: MetricTexts, name: string): string {
   return texts.get(name)?.description ?? ''
+}
+
+/**
+ * What the catalogue's unit says, for a heading: money is in the account's currency (the
+ * catalogue's `currency`: the API stores no currency code, so the page cannot name one, and says
+ * whose it is instead); counts and ratios need no word.
+ */
+export function unitText (texts: MetricTexts, name: string): string | undefined {
+  return texts.get(name)?.unit === 'currency' ? "account's currency" : undefined
+}
+
+/** A column heading: the label, with the currency for money ("Revenue (account's currency)"). */
+export function metricHeading (texts: MetricTexts, name: string): string {
+  const unit = unitText(texts, name)
+  return unit === undefined ? metricLabel(texts, name) : `${metricLabel(texts, name)} (${unit})`
 }

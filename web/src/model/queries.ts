@@ -54,9 +54,13 @@ export function seriesQuery (filters: Filters, scope: Scope, period: Period): An
   return { type: filters.granularity, ...period, ...scopeParams(scope), include: ['status'], gaps: 'carry' }
 }
 
-/** The table query: one agg entry per brand, account or platform, with total, average and completeness. */
+/**
+ * The table query: one agg entry per brand, account or platform, with total, average and
+ * completeness, under the charts' gap rules (gaps=carry): an account that did not report the
+ * period's last day counts with its last reported followers, not as a drop.
+ */
 export function tableQuery (scope: Scope, period: Period): AnalyticsQuery {
-  return { type: 'agg', ...period, ...scopeParams(scope), include: ['status'] }
+  return { type: 'agg', ...period, ...scopeParams(scope), include: ['status'], gaps: 'carry' }
 }
 
 /** The accounts behind the figures of a scope and period (GET /data-status): freshness, and who is missing. */
@@ -78,6 +82,14 @@ export function platformQuery (filters: Filters, period: Period): AnalyticsQuery
     ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}),
     split_by_platform: true,
   }
+}
+
+/**
+ * The Platforms view's query: the per-platform agg of the headlines, under the charts' gap rules
+ * (gaps=carry), so a platform whose account missed the last day does not show a fall.
+ */
+export function platformsViewQuery (filters: Filters, period: Period): AnalyticsQuery {
+  return { ...platformQuery(filters, period), gaps: 'carry' }
 }
 
 export function postsQuery (filters: Filters, period: Period): PostsQuery {

@@ -13,10 +13,20 @@ import { axisRange, clusterMarks, pointStates, type Mark, type PointState } from
  * and the same warnings as text.
  */
 
-/** Colours with at least 4.5:1 contrast on white, so lines and legend text stay readable. */
-export const LINE_COLOURS = ['#1f5fa8', '#b3420e', '#2e7d32', '#8e24aa', '#c2185b', '#00695c', '#5d4037', '#455a64', '#6d6a00', '#3949ab']
-/** The incomplete-point mark above the plot: dark amber, a triangle when accounts are missing, a ring when only a metric is. */
-export const MARK_COLOUR = '#8a5a00'
+/**
+ * The lines' colours: the Okabe–Ito palette (Okabe & Ito, "Color Universal Design", 2008; Wong,
+ * Nature Methods 8:441, 2011), made for categorical data and told apart with every common colour
+ * vision deficiency, without its yellow (not visible on white) and its black (kept for the
+ * marks). Past six lines the colours repeat, dashed. The legend's text stays dark; only the
+ * marker and the line carry the colour.
+ */
+export const LINE_COLOURS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#56b4e9', '#e69f00']
+/**
+ * The incomplete-point mark above the plot: black, a triangle when accounts are missing, a ring
+ * when only a metric is. No line is black, so no line looks like a mark, in any colour vision (an
+ * amber mark was as close to the vermilion line as two lines may be, for protanopes).
+ */
+export const MARK_COLOUR = '#000000'
 
 /** Why a point's data is incomplete. */
 export interface PointWarning {
@@ -165,11 +175,22 @@ export function LineChart ({ x, lines, label, kind, percent, axisLabel, height =
     const plot = new UPlot({
       width: Math.max(200, element.clientWidth),
       height,
-      padding: [MARK_STRIP, 12, null, null],
+      // On the right, room for half of the last date label, centred on the period's last day.
+      padding: [MARK_STRIP, 36, null, null],
       tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       scales: { x: { time: true }, y: { range: () => [range.min, range.max] } },
       axes: [
-        { stroke: '#333', values: (_plot, ticks) => ticks.map((tick) => isoTick(tick, x[0]?.length === 7)) },
+        {
+          stroke: '#333',
+          // An ISO date is wider than uPlot's default spacing assumes.
+          space: x[0]?.length === 7 ? 60 : 90,
+          values: (_plot, ticks) => {
+            const texts = ticks.map((tick) => isoTick(tick, x[0]?.length === 7))
+            // The tick labels as drawn, for the browser tests (the canvas has no text to read).
+            element.dataset.xTicks = JSON.stringify(texts)
+            return texts
+          },
+        },
         { stroke: '#333', size: axisWidth, values: (_plot, ticks) => ticks.map(axisValue), ...(axisLabel === undefined ? {} : { label: axisLabel, labelSize: 20, labelFont: '12px system-ui, sans-serif' }) },
       ],
       legend: { live: true },
@@ -180,7 +201,7 @@ export function LineChart ({ x, lines, label, kind, percent, axisLabel, height =
           label: line.label,
           stroke: LINE_COLOURS[index % LINE_COLOURS.length],
           width: 2,
-          // Past ten lines the colours repeat: dashes tell them apart.
+          // Past the palette the colours repeat: dashes tell them apart.
           dash: index >= LINE_COLOURS.length ? [6, 4] : undefined,
           spanGaps: false,
           points: { show: x.length <= 40 },
@@ -207,6 +228,5 @@ export function LineChart ({ x, lines, label, kind, percent, axisLabel, height =
 
 /** A date tick as ISO text (2026-11-04, or 2026-11 on monthly charts), as the rest of the page writes dates. */
 function isoTick (tick: number, monthly: boolean): string {
-  const text = new Date(tick * 1000).toISOString()
-  return monthly ? text.slice(0, 7) : text.slice(5, 10)
+  return new Date(tick * 1000).toISOString().slice(0, monthly ? 7 : 10)
 }

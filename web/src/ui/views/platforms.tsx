@@ -2,10 +2,10 @@ import type { AggReport } from '../../../../packages/client/src/types.js'
 import { COMPARE_METRICS, type CompareMetric } from '../../model/filters.js'
 import { describeChange, formatDecimal2, formatInteger, formatRatioAsPercent, NO_VALUE } from '../../model/format.js'
 import { PLATFORMS, platformName } from '../../model/platforms.js'
-import { analyticsExportArgs, platformQuery } from '../../model/queries.js'
+import { analyticsExportArgs, platformsViewQuery } from '../../model/queries.js'
 import { csvRowsOf } from '../agg-csv.js'
 import { DownloadCsv } from '../download-csv.js'
-import { metricLabel } from '../../model/catalog.js'
+import { metricHeading, metricLabel } from '../../model/catalog.js'
 import { useAgg } from '../loads.js'
 import { useSession } from '../session-context.js'
 import { MetricCell } from '../metric-cell.js'
@@ -13,8 +13,9 @@ import { Empty, Loading, ProblemNotice } from '../notices.js'
 import type { ViewProps } from '../view-props.js'
 
 /**
- * Platforms side by side: bars of one metric for this period and the previous one, from the
- * same two agg calls split by platform as the headlines, and every figure of this period below.
+ * Platforms side by side: bars of one metric for this period and the previous one, from two agg
+ * calls split by platform with gaps=carry (as the charts: a missing account is never a drop), and
+ * every figure of this period below.
  * Plain HTML bars: nine categories read better as labelled rows than as a chart axis, and each
  * bar's exact number is text next to it.
  */
@@ -30,9 +31,9 @@ const byPlatform = (response: AggReport): Map<string, PlatformEntry> =>
 export function PlatformsView ({ filters, period, previous, navigate, revision }: ViewProps) {
   const { session } = useSession()
   const label = (name: string) => metricLabel(session.metrics, name)
-  const query = platformQuery(filters, period)
+  const query = platformsViewQuery(filters, period)
   const current = useAgg(query, revision)
-  const before = useAgg(platformQuery(filters, previous), revision)
+  const before = useAgg(platformsViewQuery(filters, previous), revision)
   const metric = filters.metric
   const format = metric === 'engagement_rate' ? formatRatioAsPercent : formatInteger
 
@@ -89,7 +90,7 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
                 <thead>
                   <tr>
                     <th scope='col'>Platform</th>
-                    {FIGURES.map((field) => <th key={field} scope='col'>{label(field)}</th>)}
+                    {FIGURES.map((field) => <th key={field} scope='col'>{metricHeading(session.metrics, field)}</th>)}
                   </tr>
                 </thead>
                 <tbody>

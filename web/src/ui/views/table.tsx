@@ -1,5 +1,5 @@
 import type { AccountStatus } from '../../../../packages/client/src/types.js'
-import { metricDescription, metricLabel } from '../../model/catalog.js'
+import { metricDescription, metricHeading } from '../../model/catalog.js'
 import { formatDecimal2, formatInteger, formatRatioAsPercent, formatUpTo2 } from '../../model/format.js'
 import { platformName } from '../../model/platforms.js'
 import { analyticsExportArgs, dataStatusQuery, tableQuery } from '../../model/queries.js'
@@ -87,7 +87,7 @@ export function TableView ({ period, scope, revision }: ViewProps) {
                   <tr>
                     {hasName && <th scope='col'>{scope.account_id !== undefined ? 'Account' : 'Brand'}</th>}
                     {hasPlatform && <th scope='col'>Platform</th>}
-                    {COLUMNS.map((column) => <th key={column.field} scope='col' title={metricDescription(session.metrics, column.field)}>{metricLabel(session.metrics, column.field)}</th>)}
+                    {COLUMNS.map((column) => <th key={column.field} scope='col' title={metricDescription(session.metrics, column.field)}>{metricHeading(session.metrics, column.field)}</th>)}
                     <th scope='col'>Account-days with data</th>
                   </tr>
                 </thead>
