@@ -19,6 +19,11 @@ export interface Problem {
   requestId?: string
   status?: number
   errorCode?: string
+  /**
+   * A 422's reasons: its issues' messages without where in the request they point (one refusal
+   * of a period reads `query.since: …` from GET /analytics/ and `body.since: …` from POST /reports).
+   */
+  reasons?: string[]
 }
 
 export function describeProblem (error: unknown): Problem {
@@ -37,7 +42,8 @@ export function describeProblem (error: unknown): Problem {
     const wait = error.retryAfterSeconds === undefined ? '' : ` The API asked to wait ${error.retryAfterSeconds} s (Retry-After).`
     return { ...base, kind: 'rate-limited', title: 'Rate limited', detail: `${error.message}${wait}` }
   }
-  if (error instanceof ValidationError || error instanceof BadRequestError) return { ...base, kind: 'invalid', title: 'The API refused this query' }
+  if (error instanceof ValidationError) return { ...base, kind: 'invalid', title: 'The API refused this query', reasons: [...new Set(error.issues.map((issue) => issue.msg))].sort() }
+  if (error instanceof BadRequestError) return { ...base, kind: 'invalid', title: 'The API refused this query' }
   if (error instanceof NotFoundError) return { ...base, kind: 'not-found', title: 'Not found' }
   if (error instanceof ConflictError) return { ...base, kind: 'invalid', title: 'Not possible right now' }
   return { ...base, kind: 'error', title: `The API answered with an error (${error.status})` }

@@ -10,7 +10,9 @@ import type { Problem } from '../api/problems.js'
  * and one of them takes over when it goes.
  *
  * Same problem: the same kind, HTTP status, error code and detail (the request id aside: each
- * refused request has its own, and the first notice's is the one quoted).
+ * refused request has its own, and the first notice's is the one quoted); for a 422, the same
+ * reasons wherever they point (a period refused by GET /analytics/ as `query.since` and by
+ * POST /reports as `body.since` and `body.comparison` is one refusal).
  */
 export class ProblemRegistry {
   /** Per problem key, its notices in the order they claimed it; the first one shows it. */
@@ -52,7 +54,7 @@ export class ProblemRegistry {
 export const ProblemRegistryContext = createContext<ProblemRegistry | null>(null)
 
 export function problemKey (problem: Problem): string {
-  return JSON.stringify([problem.kind, problem.status ?? null, problem.errorCode ?? null, problem.title, problem.detail])
+  return JSON.stringify([problem.kind, problem.status ?? null, problem.errorCode ?? null, problem.title, problem.reasons ?? problem.detail])
 }
 
 /**
