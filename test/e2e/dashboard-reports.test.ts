@@ -166,16 +166,18 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await ids(), first.data.map((post) => String(post.id)))
     })
 
-    it('Top accounts is the report\'s top N by the chosen metric, with each account\'s days reported', async () => {
+    it('Top accounts is the report\'s top N by the chosen metric, with each account\'s days reported and change', async () => {
       await view('Top accounts')
-      assert.doesNotMatch(await page.locator('[data-period]').textContent() ?? '', /compared/)
+      assert.match(await page.locator('[data-period]').textContent() ?? '', /compared with 2026-05-29 – 2026-08-26/)
       sent.length = 0
       await page.getByLabel('By', { exact: true }).selectOption('engagement_rate')
       await waitForLoads(page)
       const request = sent.find((item) => item.method === 'POST' && item.path === '/reports')?.body as ReportRequest
-      assert.deepEqual({ dimensions: request.dimensions, order_by: request.order_by, limit: request.limit, include: request.include, since: request.since, until: request.until },
-        { dimensions: ['account'], order_by: [{ metric: 'engagement_rate', desc: true }], limit: 50, include: ['status'], since: '2026-08-27', until: LAST_DAY })
+      assert.deepEqual({ dimensions: request.dimensions, order_by: request.order_by, limit: request.limit, include: request.include, since: request.since, until: request.until, comparison: request.comparison },
+        { dimensions: ['account'], order_by: [{ metric: 'engagement_rate', desc: true }], limit: 50, include: ['status'], since: '2026-08-27', until: LAST_DAY, comparison: { since: '2026-05-29', until: '2026-08-26' } })
       const answer = await api.report(request)
+      const before = (await api.dataStatus({ since: '2026-05-29', until: '2026-08-26', limit: 100 })).data
+      let changes = 0
       const rows = page.locator('[data-accounts-table] tbody tr')
       assert.equal(await rows.count(), answer.rows.length)
       assert.ok(answer.rows.length > 10)
@@ -187,7 +189,20 @@ for (const dialect of DIALECTS) {
         assert.equal(shownNumber(await shown.locator('[data-field="views"]').textContent() ?? ''), row.metrics.views)
         assert.equal(shownNumber(await shown.locator('[data-field="followers"]').textContent() ?? ''), row.metrics.followers)
         assert.equal(await shown.locator('[data-field="status"]').textContent(), `${(row.accounts_reported ?? 0).toLocaleString('en-US')} of ${(row.accounts_expected ?? 0).toLocaleString('en-US')}`)
+        // The change of the ordered metric: only against a previous period at least 90 % reported by this account.
+        const change = await shown.locator('[data-field="change"]').textContent() ?? ''
+        const days = Math.min(90, before.find((account) => account.platform === row.platform && account.account_id === row.account_id)?.days_reported ?? 0)
+        if (days < 81) {
+          assert.equal(change, `No change shown: previous period ${(Math.floor(days / 90 * 1000) / 10).toFixed(1)} % reported`, `rank ${index + 1}`)
+        } else {
+          const now = row.metrics.engagement_rate as number
+          const then = row.comparison?.metrics.engagement_rate as number
+          const relative = row.comparison?.complete === true ? row.comparison.relative_change.engagement_rate as number : (now - then) / then
+          assert.ok(change.startsWith(`${relative >= 0 ? '+' : '−'}${Math.abs(relative * 100).toFixed(1)} % (`), `rank ${index + 1}: ${change}`)
+          changes++
+        }
       }
+      assert.ok(changes > 0, 'some accounts were compared')
       assert.equal(await page.locator('[data-accounts-count]').textContent(),
         answer.total_rows <= answer.rows.length ? `All ${answer.rows.length} accounts with data in the period.` : `The top ${answer.rows.length} of ${answer.total_rows} accounts with data in the period.`)
       await page.getByLabel('Show', { exact: true }).selectOption('10')

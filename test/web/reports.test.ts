@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import type { ExportJob, ReportRow } from '../../packages/client/src/types.js'
+import type { AccountStatus, ExportJob, ReportRow } from '../../packages/client/src/types.js'
 import { changeOf } from '../../src/services/reports/figures.js'
+import { accountCoverage } from '../../web/src/model/coverage.js'
 import { DEFAULT_FILTERS } from '../../web/src/model/filters.js'
 import { describeJob, describeProgress, exportBody, formatBytes, isUnderway } from '../../web/src/model/exports.js'
 import { formatInteger, formatRatioAsPercent } from '../../web/src/model/format.js'
@@ -32,8 +33,9 @@ describe('dashboard report requests', () => {
   })
 
   it('asks the top N accounts by the chosen metric, highest first', () => {
-    const request = topAccountsReport({ ...DEFAULT_FILTERS, metric: 'engagement_rate', limit: 25 }, period)
+    const request = topAccountsReport({ ...DEFAULT_FILTERS, metric: 'engagement_rate', limit: 25 }, period, previous)
     assert.deepEqual(request.dimensions, ['account'])
+    assert.deepEqual(request.comparison, previous)
     assert.deepEqual(request.order_by, [{ metric: 'engagement_rate', desc: true }])
     assert.equal(request.limit, 25)
     assert.deepEqual(request.include, ['status'])
@@ -69,6 +71,17 @@ describe('a change from a report row', () => {
       const got = reportChange(row({ engagement_rate: now }, { engagement_rate: then }, false), 'engagement_rate')
       assert.deepEqual({ absolute: got?.absolute, relative: got?.relative }, expected)
     }))
+  })
+})
+
+describe('an account\'s coverage of the previous period', () => {
+  it('counts its days with data over every day of the period, an unknown account as none', () => {
+    const period = { since: '2026-10-01', until: '2026-10-30' }
+    const status = (platform: string, accountId: number, days: number) => ({ platform, account_id: accountId, days_reported: days }) as unknown as AccountStatus
+    const statuses = [status('fb', 7, 27), status('ig', 7, 30), status('tk', 9, 3)]
+    assert.deepEqual(accountCoverage(statuses, 'fb', 7, period), { reported: 27, expected: 30, share: 0.9 })
+    assert.deepEqual(accountCoverage(statuses, 'ig', 7, period), { reported: 30, expected: 30, share: 1 })
+    assert.deepEqual(accountCoverage(statuses, 'tk', 7, period), { reported: 0, expected: 30, share: 0 })
   })
 })
 

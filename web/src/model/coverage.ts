@@ -30,3 +30,14 @@ export function previousCoverage (current: readonly AccountStatus[], previous: r
 export function formatShare (share: number): string {
   return `${(Math.floor(share * 1000) / 10).toFixed(1)} %`
 }
+
+/**
+ * One account's coverage of a previous period, by the same rule: its days with data there over
+ * every day of that period (days before its first row count as not reported).
+ */
+export function accountCoverage (previous: readonly AccountStatus[], platform: string, accountId: number, previousPeriod: Period): Coverage {
+  const expected = daysInPeriod(previousPeriod)
+  const found = previous.find((account) => account.platform === platform && account.account_id === accountId)
+  const reported = Math.min(expected, found?.days_reported ?? 0)
+  return { reported, expected, share: expected === 0 ? 1 : reported / expected }
+}

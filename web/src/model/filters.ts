@@ -11,7 +11,7 @@ export const VIEWS = ['overview', 'platforms', 'table', 'posts', 'accounts', 'ex
 export type View = (typeof VIEWS)[number]
 
 /** The views whose figures are set against the previous period (the period line names it only there). */
-export const COMPARING_VIEWS: readonly View[] = ['overview', 'platforms']
+export const COMPARING_VIEWS: readonly View[] = ['overview', 'platforms', 'accounts']
 
 /** The views of the analytics filters' period (Exports and Webhooks have their own forms). */
 export const PERIOD_VIEWS: readonly View[] = ['overview', 'platforms', 'table', 'posts', 'accounts']

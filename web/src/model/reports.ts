@@ -44,8 +44,11 @@ export function headlineReport (filters: Filters, period: Period, previous: Peri
 /** The metrics of the Top accounts table, in its column order. */
 export const ACCOUNT_METRICS = ['views', 'interactions', 'engagement_rate', 'followers', 'new_followers', 'posts_count'] as const
 
-/** Top N accounts by `metric` over the period: dimension account, highest first, with each account's account-days. */
-export function topAccountsReport (filters: Filters, period: Period): ReportRequest {
+/**
+ * Top N accounts by `metric` over the period: dimension account, highest first, with each account's
+ * account-days, compared with `previous` (each row gets its account's figures there).
+ */
+export function topAccountsReport (filters: Filters, period: Period, previous: Period): ReportRequest {
   const scope = reportFilters(filters)
   return {
     metrics: [...ACCOUNT_METRICS],
@@ -55,6 +58,7 @@ export function topAccountsReport (filters: Filters, period: Period): ReportRequ
     ...(scope !== undefined ? { filters: scope } : {}),
     order_by: [{ metric: filters.metric, desc: true }],
     limit: filters.limit,
+    comparison: { since: previous.since, until: previous.until },
     include: ['status'],
   }
 }

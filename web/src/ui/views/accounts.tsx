@@ -1,11 +1,13 @@
 import { useMemo } from 'preact/hooks'
 import type { ReportRow } from '../../../../packages/client/src/types.js'
 import { COMPARE_METRICS, POST_LIMITS, type CompareMetric } from '../../model/filters.js'
+import { COMPARABLE_SHARE, accountCoverage, formatShare } from '../../model/coverage.js'
 import { formatInteger, formatRatioAsPercent } from '../../model/format.js'
 import { accountsField, platformName, PLATFORMS } from '../../model/platforms.js'
-import { ACCOUNT_METRICS, topAccountsReport } from '../../model/reports.js'
+import { dataStatusQuery, type Scope } from '../../model/queries.js'
+import { ACCOUNT_METRICS, describeReportChange, reportChange, topAccountsReport } from '../../model/reports.js'
 import { metricDescription, metricLabel } from '../../model/catalog.js'
-import { useReport } from '../loads.js'
+import { useDataStatus, useReport } from '../loads.js'
 import { MetricCell } from '../metric-cell.js'
 import { Empty, Loading, ProblemNotice } from '../notices.js'
 import { useSession } from '../session-context.js'
@@ -15,15 +17,20 @@ import type { ViewProps } from '../view-props.js'
  * The top N accounts of the chosen brands and platforms by one metric over the period: one POST
  * /reports with dimension account, ordered by that metric descending, limit N (model/reports.ts).
  * Each figure is the report's (followers: the account's last reported value in the period; the
- * engagement rate from its summed parts), with the account-days behind it (include status).
+ * engagement rate from its summed parts), with the account-days behind it (include status), and
+ * the change of the chosen metric against the previous period under the Summary's rule: shown only
+ * when the account's previous period is at least 90 % reported (GET /data-status of that period),
+ * the report's own change when its comparison is complete, else worked out from its two figures.
  */
 
 const formatOf = (metric: string) => metric === 'engagement_rate' ? formatRatioAsPercent : formatInteger
 
-export function AccountsView ({ filters, period, navigate, revision }: ViewProps) {
+export function AccountsView ({ filters, period, previous, navigate, revision }: ViewProps) {
   const { session } = useSession()
   const label = (name: string) => metricLabel(session.metrics, name)
-  const report = useReport(topAccountsReport(filters, period), revision)
+  const report = useReport(topAccountsReport(filters, period, previous), revision)
+  const scope: Scope = { ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}), ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}) }
+  const before = useDataStatus(dataStatusQuery(scope, previous), revision)
   // An account's brand, from /me (the report's account rows name the account, not its brand).
   const brandOf = useMemo(() => {
     const brands = new Map<string, string>()
@@ -37,6 +44,15 @@ export function AccountsView ({ filters, period, navigate, revision }: ViewProps
     return brands
   }, [session])
   const rows: ReportRow[] = report.status === 'done' ? report.value.rows : []
+  const format = formatOf(filters.metric)
+  const changeCell = (row: ReportRow): string => {
+    if (before.status === 'loading') return 'Checking the previous period…'
+    if (before.status === 'error') return `Previous period: ${before.problem.title}`
+    const coverage = accountCoverage(before.value, String(row.platform), Number(row.account_id), previous)
+    if (coverage.share < COMPARABLE_SHARE) return `No change shown: previous period ${formatShare(coverage.share)} reported`
+    const change = reportChange(row, filters.metric)
+    return change === undefined ? '—' : describeReportChange(change, format).text
+  }
   return (
     <section class='panel' aria-labelledby='accounts-title'>
       <h2 id='accounts-title'>Top accounts</h2>
@@ -67,6 +83,7 @@ export function AccountsView ({ filters, period, navigate, revision }: ViewProps
                 <tr>
                   <th scope='col'>Rank</th><th scope='col' class='text'>Account</th><th scope='col' class='text'>Platform</th><th scope='col' class='text'>Brand</th>
                   {ACCOUNT_METRICS.map((metric) => <th key={metric} scope='col' title={metricDescription(session.metrics, metric)} aria-sort={metric === filters.metric ? 'descending' : undefined}>{label(metric)}</th>)}
+                  <th scope='col' title={`The change of ${label(filters.metric).toLowerCase()} against ${previous.since} – ${previous.until}`}>Change in {label(filters.metric).toLowerCase()}</th>
                   <th scope='col' title='Days with data of the days the account was expected to report in the period (within its coverage)'>Days reported</th>
                 </tr>
               </thead>
@@ -78,6 +95,7 @@ export function AccountsView ({ filters, period, navigate, revision }: ViewProps
                     <td class='text'>{platformName(String(row.platform))}</td>
                     <td class='text'>{brandOf.get(`${String(row.platform)}:${String(row.account_id)}`) ?? '—'}</td>
                     {ACCOUNT_METRICS.map((metric) => <MetricCell key={metric} row={row.metrics} field={metric} format={formatOf(metric)} />)}
+                    <td data-field='change' class='wrap-change'>{changeCell(row)}</td>
                     <td data-field='status' class={row.accounts_reported !== undefined && row.accounts_expected !== undefined && row.accounts_reported < row.accounts_expected ? 'incomplete-value' : undefined}>
                       {formatInteger(row.accounts_reported)} of {formatInteger(row.accounts_expected)}
                     </td>
