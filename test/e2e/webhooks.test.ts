@@ -9,13 +9,16 @@ import { waitFor } from '../helpers/processes.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 import { assertAccessible, launchBrowser, screenshot, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
+import { sidewaysScroll } from './helpers/layout.js'
 import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
 
 /**
  * The dashboard's Webhooks view in Chromium against the real service (both stores) and a real
  * receiver: add a webhook (its secret shown once, and it verifies the deliveries), send a test
- * event, read the delivery log, redeliver; a refused URL shows the API's reason; axe-core finds
- * nothing.
+ * event, read the delivery log, redeliver; a refused URL shows the API's reason; edit, disable,
+ * enable, rotate the secret and delete (after a confirmation); the log names its webhook and shows
+ * every attempt; the analytics filters are not on the view; nothing scrolls sideways at 390 px;
+ * axe-core finds nothing.
  */
 
 for (const dialect of DIALECTS) {
@@ -32,7 +35,8 @@ for (const dialect of DIALECTS) {
       test = await createTestStore(dialect)
       await insertBrandsWithAccounts(test.store.db, [{ brand_id: 1, accounts: [{ platform: 'fb', account_id: 10 }] }])
       partner = await createPartner(test.store, { brandIds: [1] })
-      app = await buildTestApp(test.store, { WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0' })
+      // Retries after 300 ms: a delivery failing twice then succeeding is seen within a second.
+      app = await buildTestApp(test.store, { WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0', WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms' })
       app.services.webhooks.worker.start({ info: () => {}, warn: () => {}, error: () => {} })
       baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
       receiver = await startReceiver()
@@ -81,7 +85,7 @@ for (const dialect of DIALECTS) {
         await page.waitForTimeout(250)
       }
       assert.equal(await row.locator('[data-delivery-status]').textContent(), 'succeeded')
-      assert.match(await row.locator('[data-last-attempt]').textContent() ?? '', /: HTTP 200 in \d+ ms$/)
+      assert.match(await row.locator('[data-attempt]').first().textContent() ?? '', /: HTTP 200 in \d+ ms$/)
       await row.getByRole('button', { name: `Redeliver ${event.id}` }).click()
       await waitFor('the redelivery', () => receiver.at('/dashboard').length === 2, 5000)
       assert.equal(receiver.at('/dashboard')[1]?.headers['webhook-id'], event.id)
@@ -99,6 +103,122 @@ for (const dialect of DIALECTS) {
       assert.match(await problem.textContent() ?? '', /URL refused \(invalid_url\)/)
       assert.match(await problem.textContent() ?? '', /HTTP 422 VALIDATION_ERROR/)
     })
+
+    it('shows every attempt of a delivery in the log of the webhook it names: two 500s, then the success', async () => {
+      const { page } = browser
+      receiver.on('/flaky', { statuses: [500, 500, 200] })
+      const flaky = await api('POST', '/webhooks', { url: `${receiver.origin}/flaky`, description: 'Flaky receiver', events: ['analytics.updated'] })
+      await page.getByRole('button', { name: 'Reload' }).click()
+      await page.getByRole('button', { name: `Send test to ${receiver.origin}/flaky` }).click()
+      await waitFor('three attempts', () => receiver.at('/flaky').length === 3, 15_000)
+      const log = page.locator(`[data-webhook-log="${String(flaky.id)}"]`)
+      assert.equal(await log.locator('[data-log-of]').textContent(), `Delivery log of Flaky receiver (${receiver.origin}/flaky)`)
+      const row = log.locator('[data-delivery]').first()
+      await waitFor('the log shows the success', async () => {
+        await page.getByRole('button', { name: 'Refresh log' }).click()
+        await row.waitFor()
+        return await row.locator('[data-delivery-status]').textContent() === 'succeeded'
+      }, 15_000)
+      assert.equal(await row.locator('[data-attempt-count]').textContent(), '3')
+      const attempts = await row.locator('[data-attempt]').allTextContents()
+      assert.equal(attempts.length, 3, attempts.join('\n'))
+      assert.match(attempts[0] ?? '', /: HTTP 200 in \d+ ms$/)
+      assert.match(attempts[1] ?? '', /: HTTP 500 in \d+ ms$/)
+      assert.match(attempts[2] ?? '', /: HTTP 500 in \d+ ms$/)
+      // The analytics filters have nothing to do here.
+      assert.equal(await page.locator('.filters').count(), 0)
+      await assertAccessible(page, 'the log with every attempt')
+      await screenshot(page, 'webhooks', `attempts-${dialect}`)
+    })
+
+    it('edits, disables, enables, rotates the secret of and deletes a webhook (after a confirmation)', async () => {
+      const { page } = browser
+      const url = `${receiver.origin}/flaky`
+      const [flaky] = (await api('GET', '/webhooks')).data.filter((hook: { url: string }) => hook.url === url)
+      const hookRow = () => page.locator(`[data-webhook="${String(flaky.id)}"]`)
+
+      await page.getByRole('button', { name: `Edit ${url}` }).click()
+      const form = page.locator('[data-webhook-form="edit"]')
+      assert.equal(await form.getByLabel('URL (https://)').inputValue(), url)
+      assert.equal(await form.getByLabel('Description (optional)').inputValue(), 'Flaky receiver')
+      await form.getByLabel('URL (https://)').fill(`${receiver.origin}/steady`)
+      await form.getByLabel('Description (optional)').fill('Steady receiver')
+      await form.getByRole('checkbox', { name: 'posts.updated' }).check()
+      await form.getByRole('button', { name: 'Save changes' }).click()
+      await page.locator('[data-webhook-notice]').filter({ hasText: 'is saved' }).waitFor()
+      const edited = await api('GET', `/webhooks/${String(flaky.id)}`)
+      assert.deepEqual([edited.url, edited.description, edited.events], [`${receiver.origin}/steady`, 'Steady receiver', ['analytics.updated', 'posts.updated']])
+      assert.match(await hookRow().textContent() ?? '', /Steady receiver/)
+      const steady = `${receiver.origin}/steady`
+
+      await page.getByRole('button', { name: `Disable ${steady}` }).click()
+      await page.getByRole('button', { name: `Enable ${steady}` }).waitFor()
+      assert.match(await hookRow().locator('[data-webhook-status]').textContent() ?? '', /^disabled/)
+      assert.deepEqual(await api('GET', `/webhooks/${String(flaky.id)}`).then((hook) => [hook.status, hook.disabled_by]), ['disabled', 'partner'])
+      await page.getByRole('button', { name: `Enable ${steady}` }).click()
+      await page.getByRole('button', { name: `Disable ${steady}` }).waitFor()
+      assert.equal((await api('GET', `/webhooks/${String(flaky.id)}`)).status, 'enabled')
+
+      await page.getByRole('button', { name: `Rotate secret of ${steady}` }).click()
+      const shown = page.locator('[data-webhook-secret]')
+      await shown.waitFor()
+      assert.match(await shown.textContent() ?? '', /New signing secret of .*\/steady/)
+      const secret = await shown.locator('[data-secret]').textContent() ?? ''
+      assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+      await page.getByRole('button', { name: 'I have stored it' }).click()
+      await page.getByRole('button', { name: `Send test to ${steady}` }).click()
+      await waitFor('the test delivery to the new URL', () => receiver.at('/steady').length === 1, 15_000)
+      const [delivery] = receiver.at('/steady')
+      assert.equal(verifyWebhook(secret, delivery?.headers ?? {}, delivery?.body ?? '').type, 'webhook.test', 'signed with the rotated secret')
+
+      await page.getByRole('button', { name: `Delete ${steady}` }).click()
+      const confirm = page.getByRole('alertdialog')
+      assert.match(await confirm.textContent() ?? '', /Delete the webhook .*\/steady\?/)
+      await assertAccessible(page, 'the delete confirmation')
+      await confirm.getByRole('button', { name: 'Keep it' }).click()
+      assert.equal(await page.getByRole('alertdialog').count(), 0)
+      assert.equal((await api('GET', '/webhooks')).data.length, 2, 'kept')
+      await page.getByRole('button', { name: `Delete ${steady}` }).click()
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Delete it' }).click()
+      await hookRow().waitFor({ state: 'detached' })
+      assert.deepEqual((await api('GET', '/webhooks')).data.map((hook: { url: string }) => hook.url), [`${receiver.origin}/dashboard`])
+      assert.deepEqual(browser.faults, [])
+    })
+
+    it('needs no sideways scrolling at 390 px: status and actions stacked under each webhook', async () => {
+      const narrow = await launchBrowser(390)
+      try {
+        const { page } = narrow
+        await page.goto(`${baseUrl}/dashboard/?view=webhooks`)
+        await signIn(page, partner)
+        await waitForLoads(page)
+        await page.getByRole('button', { name: `Deliveries of ${receiver.origin}/dashboard` }).click()
+        await page.locator('[data-deliveries-table]').waitFor()
+        assert.equal(await sidewaysScroll(page), 0, 'the page')
+        for (const table of ['[data-webhooks-table]', '[data-deliveries-table]']) {
+          const region = page.locator(table).locator('xpath=..')
+          const [scrollWidth, clientWidth] = await region.evaluate((element) => [element.scrollWidth, element.clientWidth])
+          assert.ok(scrollWidth <= clientWidth, `${table} scrolls sideways: ${scrollWidth} in ${clientWidth}`)
+        }
+        for (const cell of ['[data-webhook-status]', 'td.actions button']) {
+          const right = await page.locator(cell).evaluateAll((elements) => Math.max(...elements.map((element) => element.getBoundingClientRect().right)))
+          assert.ok(right <= 390, `${cell} ends at ${right} px`)
+        }
+        await assertAccessible(page, 'the Webhooks view at 390 px')
+        await screenshot(page, 'webhooks', `log-${dialect}`)
+        assert.deepEqual(narrow.faults, [])
+      } finally {
+        await narrow.close()
+      }
+    })
+
+    /** The API's answer to the partner's own request (a token per call: simple and rare). */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's JSON, read field by field as the assertions need
+    async function api (method: 'GET' | 'POST', url: string, payload?: object): Promise<any> {
+      const response = await app.inject({ method, url, headers: { authorization: `Bearer ${await token()}` }, ...(payload === undefined ? {} : { payload }) })
+      assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`)
+      return response.json()
+    }
 
     async function token (): Promise<string> {
       const login = await app.inject({ method: 'POST', url: '/auth/login', payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey } })

@@ -78,6 +78,7 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
     revision,
   }
 
+  const withoutFilters = filters.view === 'exports' || filters.view === 'webhooks'
   return (
     <ProblemRegistryContext.Provider value={problems}>
       <header class='topbar'>
@@ -90,9 +91,9 @@ export function Dashboard ({ waits, onSignOut }: { waits: Signal<RateLimitWait |
       </header>
       <RateLimitBanner waits={waits} />
       <ChangesBanner watch={filters} onRefresh={refresh} />
-      {/* The Exports view has a form of its own: the analytics filters would not apply to it. */}
-      <div class={filters.view === 'exports' ? 'layout layout-single' : 'layout'}>
-        {filters.view !== 'exports' && <FiltersForm filters={filters} brands={session.profile.brands} today={lastDay ?? today} lastDay={lastDay} onApply={navigate} />}
+      {/* Exports has a form of its own, and webhooks have nothing to do with the analytics filters: not shown there. */}
+      <div class={withoutFilters ? 'layout layout-single' : 'layout'}>
+        {!withoutFilters && <FiltersForm filters={filters} brands={session.profile.brands} today={lastDay ?? today} lastDay={lastDay} onApply={navigate} />}
         <main id='main' class='content' tabIndex={-1}>
           <nav aria-label='Views' class='views-nav'>
             <ul>

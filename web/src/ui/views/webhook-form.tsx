@@ -1,18 +1,29 @@
 import { useState } from 'preact/hooks'
-import type { WebhookWithSecret } from '../../../../packages/client/src/types.js'
+import type { Webhook, WebhookWithSecret } from '../../../../packages/client/src/types.js'
 import { useSession } from '../session-context.js'
 
-/** Adding a webhook: its URL, the event types (all by default) and a description. */
+/**
+ * Adding a webhook (its URL, the event types, all by default, and a description), or editing one
+ * (the same fields, filled with its own: PATCH sends them all; a blank description removes it).
+ */
 
 const EVENT_TYPES = ['analytics.updated', 'posts.updated', 'brand.updated', 'account.updated', 'access.granted', 'access.revoked'] as const
 type EventType = (typeof EVENT_TYPES)[number]
 
-export function WebhookForm ({ onCreated, onProblem }: { onCreated: (created: WebhookWithSecret) => void, onProblem: (error: unknown) => void }) {
+type Props = { onProblem: (error: unknown) => void } & (
+  | { editing?: undefined, onCreated: (created: WebhookWithSecret) => void }
+  | { editing: Webhook, onSaved: (saved: Webhook) => void, onCancel: () => void }
+)
+
+export function WebhookForm (props: Props) {
   const { session } = useSession()
-  const [url, setUrl] = useState('')
-  const [description, setDescription] = useState('')
-  const [events, setEvents] = useState<Set<EventType>>(new Set(EVENT_TYPES))
+  const { editing, onProblem } = props
+  const [url, setUrl] = useState(editing?.url ?? '')
+  const [description, setDescription] = useState(editing?.description ?? '')
+  const [events, setEvents] = useState<Set<EventType>>(new Set(editing === undefined ? EVENT_TYPES : editing.events as EventType[]))
   const [busy, setBusy] = useState(false)
+  // Ids of the fields: the add form and an edit form can be on the page at once.
+  const prefix = editing === undefined ? 'webhook' : 'edit-webhook'
 
   const toggle = (type: EventType, on: boolean): void => {
     const next = new Set(events)
@@ -25,15 +36,17 @@ export function WebhookForm ({ onCreated, onProblem }: { onCreated: (created: We
     event.preventDefault()
     setBusy(true)
     try {
-      const created = await session.client.createWebhook({
-        url: url.trim(),
-        events: EVENT_TYPES.filter((type) => events.has(type)),
-        ...(description.trim() === '' ? {} : { description: description.trim() }),
-      })
+      const chosen = EVENT_TYPES.filter((type) => events.has(type))
+      if (props.editing !== undefined) {
+        const saved = await session.client.updateWebhook(props.editing.id, { url: url.trim(), events: chosen, description: description.trim() === '' ? null : description.trim() })
+        props.onSaved(saved)
+        return
+      }
+      const created = await session.client.createWebhook({ url: url.trim(), events: chosen, ...(description.trim() === '' ? {} : { description: description.trim() }) })
       setUrl('')
       setDescription('')
       setEvents(new Set(EVENT_TYPES))
-      onCreated(created)
+      props.onCreated(created)
     } catch (error) {
       onProblem(error)
     } finally {
@@ -41,13 +54,14 @@ export function WebhookForm ({ onCreated, onProblem }: { onCreated: (created: We
     }
   }
 
+  const title = editing === undefined ? 'Add a webhook' : 'Edit the webhook'
   return (
-    <form class='webhook-form' aria-labelledby='add-webhook-title' onSubmit={(event) => { submit(event).catch(onProblem) }}>
-      <h3 id='add-webhook-title'>Add a webhook</h3>
-      <label for='webhook-url'>URL (https://)</label>
-      <input id='webhook-url' type='url' required value={url} placeholder='https://etl.example.com/hooks' onInput={(event) => setUrl(event.currentTarget.value)} />
-      <label for='webhook-description'>Description (optional)</label>
-      <input id='webhook-description' type='text' maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
+    <form class='webhook-form' aria-labelledby={`${prefix}-title`} data-webhook-form={editing === undefined ? 'add' : 'edit'} onSubmit={(event) => { submit(event).catch(onProblem) }}>
+      <h3 id={`${prefix}-title`}>{title}{editing !== undefined && <> <code>{editing.url}</code></>}</h3>
+      <label for={`${prefix}-url`}>URL (https://)</label>
+      <input id={`${prefix}-url`} type='url' required value={url} placeholder='https://etl.example.com/hooks' onInput={(event) => setUrl(event.currentTarget.value)} />
+      <label for={`${prefix}-description`}>Description (optional)</label>
+      <input id={`${prefix}-description`} type='text' maxLength={500} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
       <fieldset>
         <legend>Events</legend>
         <div class='checklist checklist-columns'>
@@ -59,7 +73,10 @@ export function WebhookForm ({ onCreated, onProblem }: { onCreated: (created: We
           ))}
         </div>
       </fieldset>
-      <button type='submit' class='primary' disabled={busy || events.size === 0}>Add webhook</button>
+      <div class='buttons'>
+        <button type='submit' class='primary' disabled={busy || events.size === 0}>{editing === undefined ? 'Add webhook' : 'Save changes'}</button>
+        {props.editing !== undefined && <button type='button' onClick={props.onCancel}>Cancel</button>}
+      </div>
     </form>
   )
 }

@@ -3,12 +3,16 @@ import type { WebhookDelivery } from '../../../../packages/client/src/types.js'
 import { useSession } from '../session-context.js'
 import { Loading } from '../notices.js'
 
-/** One webhook's delivery log, newest first, page by page, with a status filter and redelivery. */
+/**
+ * One webhook's delivery log, newest first, page by page, with a status filter and redelivery.
+ * Its heading names the webhook it belongs to; each delivery lists every attempt the API keeps
+ * (the newest 20, newest first), so two 500s before a success are seen, not only the success.
+ */
 
 const STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const
 type Status = (typeof STATUSES)[number]
 
-export function WebhookLog ({ webhookId, onProblem }: { webhookId: string, onProblem: (error: unknown) => void }) {
+export function WebhookLog ({ webhookId, title, url, onProblem }: { webhookId: string, title: string, url: string, onProblem: (error: unknown) => void }) {
   const { session } = useSession()
   const [status, setStatus] = useState<Status | ''>('')
   const [rows, setRows] = useState<WebhookDelivery[] | null>(null)
@@ -39,9 +43,9 @@ export function WebhookLog ({ webhookId, onProblem }: { webhookId: string, onPro
   }
 
   return (
-    <div class='webhook-log' data-webhook-log={webhookId}>
+    <div class='webhook-log' data-webhook-log={webhookId} aria-labelledby='delivery-log-title'>
       <div class='panel-head'>
-        <h3>Delivery log</h3>
+        <h3 id='delivery-log-title' data-log-of>Delivery log of {title === url ? <code>{url}</code> : <>{title} (<code>{url}</code>)</>}</h3>
         <div class='pickers'>
           <label for='delivery-status'>Status</label>
           <select id='delivery-status' value={status} onChange={(event) => setStatus(event.currentTarget.value as Status | '')}>
@@ -55,24 +59,24 @@ export function WebhookLog ({ webhookId, onProblem }: { webhookId: string, onPro
       {rows !== null && rows.length === 0 && <p class='state state-empty' role='status' data-state='no-deliveries'>No deliveries{status === '' ? '' : ` ${status}`} yet.</p>}
       {rows !== null && rows.length > 0 && (
         <div class='table-scroll' tabIndex={0} role='region' aria-label='Delivery log table'>
-          <table class='data' data-deliveries-table>
-            <caption>Deliveries, newest first; times UTC</caption>
+          <table class='data stacking' data-deliveries-table>
+            <caption>Deliveries to {url}, newest first; each attempt newest first; times UTC</caption>
             <thead>
               <tr>
                 <th scope='col'>Event</th><th scope='col' class='text'>Type</th><th scope='col' class='text'>Status</th><th scope='col'>Attempts</th>
-                <th scope='col' class='text'>Last attempt</th><th scope='col' class='text'>Next attempt</th><th scope='col' class='text'>Action</th>
+                <th scope='col' class='text'>Every attempt</th><th scope='col' class='text'>Next attempt</th><th scope='col' class='text'>Action</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((delivery) => (
                 <tr key={delivery.id} data-delivery={delivery.id}>
                   <th scope='row'><code>{delivery.event_id}</code></th>
-                  <td class='text'>{delivery.event_type}</td>
-                  <td class='text' data-delivery-status>{delivery.status}{delivery.skip_reason !== null && ` (${delivery.skip_reason})`}</td>
-                  <td>{delivery.attempt_count}</td>
-                  <td class='text wrap' data-last-attempt>{lastAttempt(delivery)}</td>
-                  <td class='text'>{delivery.next_attempt_at?.replace('T', ' ').replace('Z', '') ?? '—'}</td>
-                  <td class='text'>
+                  <td class='text' data-label='Type'>{delivery.event_type}</td>
+                  <td class='text' data-label='Status' data-delivery-status>{delivery.status}{delivery.skip_reason !== null && ` (${delivery.skip_reason})`}</td>
+                  <td data-label='Attempts' data-attempt-count>{delivery.attempt_count}</td>
+                  <td class='text wrap' data-label='Every attempt'><Attempts delivery={delivery} /></td>
+                  <td class='text' data-label='Next attempt'>{delivery.next_attempt_at?.replace('T', ' ').replace('Z', '') ?? '—'}</td>
+                  <td class='text' data-label='Action'>
                     <button type='button' onClick={() => { redeliver(delivery).catch(onProblem) }}>
                       Redeliver<span class='visually-hidden'> {delivery.event_id}</span>
                     </button>
@@ -88,9 +92,21 @@ export function WebhookLog ({ webhookId, onProblem }: { webhookId: string, onPro
   )
 }
 
-function lastAttempt (delivery: WebhookDelivery): string {
-  const [attempt] = delivery.attempts
-  if (attempt === undefined) return '—'
-  const outcome = attempt.error ?? `HTTP ${attempt.http_status ?? '?'}`
-  return `${attempt.attempted_at.replace('T', ' ').replace('Z', '')}: ${outcome} in ${attempt.duration_ms} ms`
+const when = (time: string): string => time.replace('T', ' ').replace('Z', '')
+
+/** Every attempt the API keeps of a delivery, newest first, and how many older ones it no longer keeps. */
+function Attempts ({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.attempts.length === 0) return <>—</>
+  const older = delivery.attempt_count - delivery.attempts.length
+  return (
+    <>
+      {/* Numbered as the API counts them: the newest is attempt number attempt_count. */}
+      <ol class='attempts' reversed start={delivery.attempt_count}>
+        {delivery.attempts.map((attempt, index) => (
+          <li key={index} data-attempt>{when(attempt.attempted_at)}: {attempt.error ?? `HTTP ${attempt.http_status ?? '?'}`} in {attempt.duration_ms} ms</li>
+        ))}
+      </ol>
+      {older > 0 && <p class='hint'>and {older} older {older === 1 ? 'attempt' : 'attempts'} (the API keeps the newest 20)</p>}
+    </>
+  )
 }
