@@ -30,8 +30,9 @@ const DAYS = 400
 interface Run { code: number | null, stdout: string, stderr: string }
 
 function environment (extra: Record<string, string> = {}): Record<string, string> {
-  // Nothing that points back at the checkout: no NODE_OPTIONS, no npm_* variables.
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...extra }
+  // Nothing that points back at the checkout: no NODE_OPTIONS, no npm_* variables. The bin runs
+  // the sources even when dist/ is current (else it would run the compiled CLI, the other way).
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', PA_CLI_FROM_SOURCES: '1', ...extra }
 }
 
 async function run (cwd: string, cli: string[], args: string[]): Promise<Run> {
