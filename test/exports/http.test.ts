@@ -155,6 +155,11 @@ for (const dialect of DIALECTS) {
         assert.equal(stale.bytes.length, file.bytes)
         const unchanged = await download(api.app, api.auth, file.url, { 'if-none-match': `"${file.sha256}"` })
         assert.equal(unchanged.status, 304)
+        // If-None-Match as HTTP defines it: a list of tags, a weak tag, or `*` (RFC 9110 §13.1.2).
+        for (const header of [`"another", "${file.sha256}"`, `W/"${file.sha256}"`, '*']) {
+          assert.equal((await download(api.app, api.auth, file.url, { 'if-none-match': header })).status, 304, header)
+        }
+        assert.equal((await download(api.app, api.auth, file.url, { 'if-none-match': '"another"' })).status, 200)
         const beyond = await download(api.app, api.auth, file.url, { range: `bytes=${file.bytes}-` })
         assert.equal(beyond.status, 416)
         assert.equal(beyond.headers['content-range'], `bytes */${file.bytes}`)

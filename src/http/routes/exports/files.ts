@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../../../domain/errors.js'
 import { unfilteredChangesCursor } from '../../cursors/changes-cursor.js'
+import { noneMatch } from '../../plugins/conditional-get.js'
 import { PARTNER_ROUTE } from '../../route-access.js'
 import { ErrorBody, protectedErrorResponses } from '../../schemas/errors.schemas.js'
 import { ExportFileParams, ExportManifest, ExportParams } from '../../schemas/exports.schemas.js'
@@ -104,7 +105,8 @@ export const exportFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { file, open } = await jobs.file(request.principal.userId, request.params.id, request.params.name)
     const etag = `"${file.sha256}"`
     reply.header('etag', etag).header('accept-ranges', 'bytes').header('cache-control', 'private, no-cache')
-    if (request.headers['if-none-match'] === etag) return await reply.code(304).send()
+    // A list of tags, `*` or a weak tag match as on every route (RFC 9110 §13.1.2); If-Range below stays strong.
+    if (noneMatch(request.headers['if-none-match'], etag)) return await reply.code(304).send()
     const ifRange = request.headers['if-range']
     const rangeHeader = ifRange === undefined || ifRange === etag ? request.headers.range : undefined
     const range = parseRange(rangeHeader, file.bytes)
