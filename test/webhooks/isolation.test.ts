@@ -57,8 +57,10 @@ for (const dialect of DIALECTS) {
       // Their outcomes are written just after the answers arrive.
       await waitFor('the other partner\'s log', async () => (await deliveryLog(api.app, api.auth, fine.id, { limit: '100' })).data.every((delivery) => delivery.status === 'succeeded'), 2000)
       assert.ok((await deliveryLog(api.app, api.auth, fine.id, { limit: '100' })).data.every((delivery) => delivery.attempt_count === 1))
-      // Meanwhile the hanging endpoint had its per-endpoint share under way, and no more.
-      assert.ok(receiver.at('/hangs').length >= 1 && receiver.at('/hangs').length <= 4, String(receiver.at('/hangs').length))
+      // Meanwhile the hanging endpoint had its per-endpoint share under way (its first attempt
+      // waited for, not assumed to have started), and no more.
+      await waitFor('the hanging endpoint\'s first attempt', () => receiver.at('/hangs').length >= 1, 5000)
+      assert.ok(receiver.at('/hangs').length <= 4, String(receiver.at('/hangs').length))
 
       await waitFor('the first timeouts recorded', async () => (await deliveryLog(api.app, slow.auth, hanging.id, { status: 'pending' })).data.some((delivery) => delivery.attempt_count > 0), 5000)
       const attempted = (await deliveryLog(api.app, slow.auth, hanging.id, { limit: '100' })).data.filter((delivery) => delivery.attempt_count > 0)
@@ -89,6 +91,8 @@ for (const dialect of DIALECTS) {
       await waitFor('brand 2\'s event', () => receiver.at('/revoked').length >= 1, 2000)
       await sleep(800)
       assert.deepEqual(receiver.at('/revoked').map((delivery) => JSON.parse(delivery.body).data), [{ brand_id: 2, brand_name: 'Still seen', change: 'renamed' }])
+      // Brand 2's outcome is written a moment after its receiver answered (group commit): waited for.
+      await waitFor('brand 2\'s outcome written', async () => (await deliveryLog(api.app, partner.auth, hook.id)).data[0]?.status === 'succeeded', 5000)
       const log = await deliveryLog(api.app, partner.auth, hook.id)
       // The later brand-1 event was never queued; the earlier one was skipped, with the reason.
       assert.deepEqual(log.data.map((delivery) => [delivery.status, delivery.skip_reason, delivery.attempt_count]), [
@@ -143,6 +147,9 @@ for (const dialect of DIALECTS) {
       await waitFor('the access event, which has no sync', () => receiver.at('/replica').length === 1, 2000)
       await sleep(800)
       assert.deepEqual(receiver.at('/replica').map((delivery) => JSON.parse(delivery.body).type), ['access.granted'])
+      // The access event's outcome is written a moment after its receiver answered (group
+      // commit): waited for, so the one delivery still pending is the held one.
+      await waitFor('the access event\'s outcome written', async () => (await deliveryLog(api.app, api.auth, hook.id, { status: 'succeeded' })).data.length === 1, 5000)
       assert.equal((await deliveryLog(api.app, api.auth, hook.id, { status: 'pending' })).data.length, 1)
 
       syncLimit = syncId
