@@ -11,7 +11,16 @@ import type { Store } from '../db.js'
  * of its own (WAL keeps it on its snapshot while writers commit; the serving connection is never
  * held). PostgreSQL: a REPEATABLE READ READ ONLY transaction on a pooled connection, rows fetched
  * through a server-side cursor. Rows come in batches, so memory does not follow the export's size.
+ *
+ * The serving pool's deadlines (src/storage/deadlines.ts: 2 s per statement, 2 s for an answer) are
+ * for requests: one statement of an export — counting the scope's rows, or the cursor's first
+ * fetch, which sorts them all — takes longer on a large scope (two years of 1,000 brands: tens of
+ * seconds), so the snapshot lifts them to EXPORT_STATEMENT_MS for its own transaction (`set local`)
+ * and its own queries. The job's time limit (EXPORT_TIME_LIMIT_SECONDS) still bounds the whole.
  */
+
+/** The longest one statement of an export's snapshot may take (PostgreSQL). */
+export const EXPORT_STATEMENT_MS = 30 * 60_000
 
 export interface ExportSnapshot {
   /** The newest committed sync the snapshot holds (0: none yet). */
@@ -78,16 +87,20 @@ async function openPostgresSnapshot (pool: pg.Pool): Promise<ExportSnapshot> {
   let closed = false
   try {
     await client.query('begin isolation level repeatable read read only')
-    const { syncId, lastEventId } = clockOf((await client.query(CLOCK)).rows[0])
+    await client.query(`set local statement_timeout = ${EXPORT_STATEMENT_MS}`)
+    // pg's per-query read timeout: the pool's (a hung server's bound for requests) is too short here.
+    const query = async <T extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<T>> =>
+      await client.query<T>({ ...config, query_timeout: EXPORT_STATEMENT_MS + 10_000 } as pg.QueryConfig)
+    const { syncId, lastEventId } = clockOf((await query({ text: CLOCK })).rows[0])
     return {
       syncId,
       lastEventId,
-      async * batches (query, batchSize) {
+      async * batches (statement, batchSize) {
         const name = `export_rows_${++cursors}`
-        await client.query({ text: `declare ${name} no scroll cursor for ${query.sql}`, values: query.parameters as unknown[] })
+        await query({ text: `declare ${name} no scroll cursor for ${statement.sql}`, values: statement.parameters as unknown[] })
         try {
           for (;;) {
-            const result = await client.query<unknown[]>({ text: `fetch ${batchSize} from ${name}`, rowMode: 'array' })
+            const result = await query<unknown[]>({ text: `fetch ${batchSize} from ${name}`, rowMode: 'array' } as pg.QueryConfig)
             if (result.rows.length > 0) yield result.rows
             if (result.rows.length < batchSize) break
           }
@@ -95,7 +108,7 @@ async function openPostgresSnapshot (pool: pg.Pool): Promise<ExportSnapshot> {
           await client.query(`close ${name}`).catch(() => {})
         }
       },
-      all: async <T>(query: CompiledQuery) => (await client.query({ text: query.sql, values: query.parameters as unknown[] })).rows as T[],
+      all: async <T>(statement: CompiledQuery) => (await query({ text: statement.sql, values: statement.parameters as unknown[] })).rows as T[],
       close: async () => {
         if (closed) return
         closed = true
