@@ -1,5 +1,5 @@
 /**
- * `npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--drop-postgres]`
+ * `npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--no-gzip] [--drop-postgres]`
  *
  * Issue 29's measurements (docs/benchmarks.md "Exports"), in one run per store and scale, against
  * the built server (`npm run build` first) over the scale's data, imported once into --cache
@@ -23,7 +23,8 @@
  *    parquet, COMPRESSION zstd)`: one file instead of the export's one per month.
  *    Before anything is reported, DuckDB reads both outputs back and the row count, the column
  *    types and the sums of views, followers, interactions and revenue must be equal.
- * 3. **Sizes.** The export's bytes (all its files) against the same dump gzipped (`gzip -c`, level 6).
+ * 3. **Sizes.** The export's bytes (all its files) against the same dump gzipped (`gzip -c`, level 6;
+ *    --no-gzip skips it: minutes at M, and the same bytes on either store).
  * 4. **Light requests during an M export** (M only): wrk (1 thread, 32 connections, 3 s warm-up,
  *    then --wrk-seconds, default 10) of daily7 (`type=daily`, brand 1, the 7 days to 2026-10-31:
  *    the reference harness's request, answered from the report cache after its second asking) and
@@ -50,7 +51,7 @@ import {
 } from './bench-served.js'
 import { positiveOption } from './support.js'
 
-const USAGE = 'usage: npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--drop-postgres]'
+const USAGE = 'usage: npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--no-gzip] [--drop-postgres]'
 const { values: args } = parseArgs({
   options: {
     scales: { type: 'string', default: 'S,M' },
@@ -58,6 +59,7 @@ const { values: args } = parseArgs({
     cache: { type: 'string', default: '/tmp/bench-2930' },
     'wrk-seconds': { type: 'string', default: '10' },
     'drop-postgres': { type: 'boolean', default: false },
+    'no-gzip': { type: 'boolean', default: false },
   },
 })
 const SCALE_LIST = args.scales.split(',') as Scale[]
@@ -252,7 +254,7 @@ async function measure (store: BenchStore, scale: Scale, dir: string): Promise<s
     if (ours !== theirs || referenceRows !== rows) throw new Error(`the export and the reference differ:\n  export:    ${ours}\n  reference: ${theirs}`)
     const referenceBytes = Number(execFileSync('stat', ['-c', '%s', referenceFile]).toString().trim())
     log(`${store} ${scale}: the same dump gzipped`)
-    const gzipBytes = Number((await bash(`${dumpCommand(store, databaseUrl, scale)} | gzip -c | wc -c`)).stdout.trim())
+    const gzipBytes = args['no-gzip'] ? Number.NaN : Number((await bash(`${dumpCommand(store, databaseUrl, scale)} | gzip -c | wc -c`)).stdout.trim())
     rmSync(referenceFile, { force: true })
 
     const exportRate = rows / exportSeconds

@@ -251,7 +251,15 @@ async function measure (store: BenchStore, scale: Scale): Promise<string[]> {
     const token = await login(server.base, keys)
     for (const question of QUESTIONS) {
       const sql = question.sql(store)
-      const first = await post(agent, server.base, token, question.body)
+      let first: Timed
+      try {
+        first = await post(agent, server.base, token, question.body)
+      } catch (error) {
+        // A refusal or failure of the service is a result too (printed, not timed); the run goes on.
+        lines.push(`| ${store} | ${scale} | ${question.name} | – | **failed**: ${(error as Error).message.replace(/^POST \/reports .*?: /, '').slice(0, 160)} | – | – | **no** | ${loadAverage()} |`)
+        console.log(lines[lines.length - 1])
+        continue
+      }
       const answered = await peer.run(sql)
       agree(question, question.fromService(first.rows), fromPeer(answered.rows))
       log(`${store} ${scale} ${question.name}: the answers agree (${first.rows.length} rows); timing`)
