@@ -82,6 +82,9 @@ describe('shutdown with hung stores (serve in a child process)', () => {
     postgres.freeze()
     try {
       const waiting = fetch(`http://127.0.0.1:${served.port}/analytics/?type=agg`, { headers: { authorization: `Bearer ${token}` } })
+      // The request has reached the server (its log says so) before the signal: on a busy machine
+      // it may not have within a fixed pause, and a SIGTERM before it would refuse it instead.
+      await waitFor('the request received by serve', () => /"msg":"incoming request"[^\n]*"url":"\/analytics\/\?type=agg"|"url":"\/analytics\/\?type=agg"[^\n]*"msg":"incoming request"/.test(served.stdout()), 10_000)
       await new Promise((resolve) => setTimeout(resolve, 300))
       const signalled = Date.now()
       served.child.kill('SIGTERM')
