@@ -1,4 +1,5 @@
 import { addDays, daysBetween, lastDayOfMonth, weekdayOf } from './dates.js'
+import type { GapsMode } from './gaps/modes.js'
 import { METRIC_CATALOG } from './metric-catalog.js'
 import type { Period } from './period.js'
 import type { PlatformCode } from './platforms.js'
@@ -48,6 +49,8 @@ export interface ReportRequest {
   comparison: ComparisonAsk | undefined
   withTotals: boolean
   withStatus: boolean
+  /** How an account-day not reported is treated (src/domain/gaps): `zero`, the default, or `carry`. */
+  gaps: GapsMode
 }
 
 export function isTimeDimension (dimension: string): dimension is TimeDimension {

@@ -1,9 +1,10 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { generateDataset, insertDatasetAndReadModel, workedExampleDataset, type AnalyticsDataset } from '../helpers/analytics-fixtures.js'
+import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { DIALECTS } from '../helpers/stores.js'
+import { datasetWithCoverages } from './carry-dataset.js'
 import { CarryOracle } from './carry-oracle.js'
 import type { OracleQuery } from './oracle.js'
 import { generatedQueries, queryOf } from './oracle-queries.js'
@@ -15,24 +16,6 @@ import { generatedQueries, queryOf } from './oracle-queries.js'
  * else is the entry served without `gaps` (the same entries, pages and cursors; flows never
  * invented), and with include=status each entry says which accounts were carried and missing.
  */
-
-/** 20 % of account-days missing, 15 % of metrics null (generateDataset), and coverages cut so that accounts start late and stop early. */
-function datasetWithCoverages (): AnalyticsDataset {
-  const dataset = generateDataset({ seed: 20261128, start: '2026-01-20', days: 75 })
-  const cut: Record<string, { from?: string, to?: string }> = {
-    'tk:102': { from: '2026-02-10' },
-    'yt:103': { to: '2026-03-05' },
-    'li:201': { from: '2026-02-20', to: '2026-03-20' },
-    'th:206': { to: '2026-02-14' },
-  }
-  return {
-    ...dataset,
-    daily: dataset.daily.filter((row) => {
-      const rule = cut[`${row.platform}:${Number(row.account_id)}`]
-      return rule === undefined || ((rule.from === undefined || row.date >= rule.from) && (rule.to === undefined || row.date <= rule.to))
-    }),
-  }
-}
 
 const DATASET = datasetWithCoverages()
 const ACCESSIBLE = [1, 2, 3]

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { GAPS_MODES } from '../../domain/gaps/modes.js'
 import { MAX_PERIOD_DAYS } from '../../domain/period.js'
 import {
   DEFAULT_REPORT_LIMIT, MAX_REPORT_DIMENSIONS, MAX_REPORT_LIMIT, MAX_REPORT_OFFSET, REPORT_DIMENSIONS, REPORT_METRICS, TIME_DIMENSIONS,
@@ -14,6 +15,10 @@ import { CursorParam, DateParam, IdListParam, PlatformListParam, StringEnum } fr
 
 export const REPORT_INCLUDE = ['totals', 'status'] as const
 export const COMPARISONS = ['previous_period', 'previous_year'] as const
+
+const GAPS_DESCRIPTION = 'How an account-day that was not reported is treated (docs: Missing data), as gaps= on GET /analytics/. `zero` (default): a missing account adds nothing. ' +
+  '`carry`: a stock (followers) takes each account\'s last value reported on or before the bucket\'s last day, inside its coverage; a flow is never invented; ' +
+  'a rate is computed only over the account-days that reported both its parts. Rows, totals and comparisons alike'
 
 const MetricName = StringEnum(REPORT_METRICS, { title: 'metric', description: 'a metric of GET /catalog/metrics' })
 const DimensionName = StringEnum(REPORT_DIMENSIONS, { title: 'dimension', description: `one of ${REPORT_DIMENSIONS.join(', ')}` })
@@ -52,6 +57,7 @@ export const ReportRequestBody = Type.Object({
     description: 'previous_period (the same number of days just before), previous_year (the same dates a year before; 29 February → 28 February) or a period {since, until}. Buckets are aligned by position',
   })),
   include: Type.Optional(Type.Array(StringEnum(REPORT_INCLUDE, { title: 'include' }), { uniqueItems: true, description: 'totals: the whole result\'s figures; status: account-days expected and reported per row' })),
+  gaps: Type.Optional(StringEnum(GAPS_MODES, { title: 'gaps', description: GAPS_DESCRIPTION })),
 }, { additionalProperties: false })
 export type ReportRequestBody = Static<typeof ReportRequestBody>
 
@@ -72,6 +78,7 @@ export const ReportQuery = Type.Object({
   comparison_since: Type.Optional(Type.String({ description: 'With comparison_until: a comparison period' })),
   comparison_until: Type.Optional(Type.String({ description: 'With comparison_since: a comparison period' })),
   include: Type.Optional(Type.String({ description: 'Comma-separated (or repeated): totals, status' })),
+  gaps: Type.Optional(Type.String({ description: 'zero (default) or carry: see the body\'s gaps' })),
 })
 export type ReportQuery = Static<typeof ReportQuery>
 

@@ -50,12 +50,13 @@ export function windowOf (report: ReportType, bucket: string, period: Period): D
   return { since: first > period.since ? first : period.since, until: last < period.until ? last : period.until }
 }
 
-interface GroupedAccount {
+export interface GroupedAccount {
   group: string
   account: AccountDays
 }
 
-function accountsOf (rows: readonly AccountRow[], dayRows: ReadonlyArray<Record<string, unknown>>): GroupedAccount[] {
+/** The store's account rows and day rows → each account's AccountDays (what the gap rules are given), with its group key. */
+export function accountsOf (rows: readonly AccountRow[], dayRows: ReadonlyArray<Record<string, unknown>>): GroupedAccount[] {
   const days = new Map<string, Map<string, DayValues>>()
   for (const row of dayRows) {
     const id = `${String(row.platform)}:${Number(row.account_id)}`

@@ -1,3 +1,4 @@
+import { rateValue, type GroupFigures } from '../../domain/gaps/index.js'
 import { metricDefinition, type MetricDefinition } from '../../domain/metric-catalog.js'
 import { ENGAGEMENT_DENOMINATOR } from '../../domain/metrics.js'
 import type { PlatformCode } from '../../domain/platforms.js'
@@ -85,6 +86,18 @@ export function figureOf (metric: string, sums: Sums, days: number, platform: Pl
   // The one stock of the catalogue: the account-buckets query keeps the last followers reported.
   if (definition.kind === 'stock') return sums.lastFollowers ?? 0
   const total = sums.sumOf(columnOf(metric))
+  return definition.unit === 'currency' ? centsToAmount(microsToCents(total)) : total
+}
+
+/**
+ * One metric of a group under gaps=carry, from the gap rules' figures of its accounts
+ * (src/domain/gaps combineAccounts): flows and stocks as summed there, rates from their exact parts.
+ */
+export function carriedFigureOf (metric: string, figures: GroupFigures, platform: PlatformCode | undefined): number | null {
+  const definition = definitionOf(metric)
+  if (platform !== undefined && !definition.platforms.includes(platform)) return null
+  if (definition.kind === 'rate') return rateValue(figures, definition)
+  const total = figures.sums[definition.sameAs ?? definition.name] ?? 0
   return definition.unit === 'currency' ? centsToAmount(microsToCents(total)) : total
 }
 

@@ -1,4 +1,6 @@
 import { issue, validationError } from '../../domain/errors.js'
+import type { GroupFigures } from '../../domain/gaps/index.js'
+import type { MetricDefinition } from '../../domain/metric-catalog.js'
 import { periodDays, type Period } from '../../domain/period.js'
 import { PLATFORM_CODES, type PlatformCode } from '../../domain/platforms.js'
 import type { ReportResult, ReportRow, RowKeys } from '../../domain/report-result.js'
@@ -12,7 +14,8 @@ import {
   REPORT_COLUMNS, buildAccountBucketsQuery, buildScopeAccountsQuery, type AccountBucketRow, type ScopeAccountRow,
 } from '../../storage/queries/report-buckets.query.js'
 import { readRows } from '../../storage/queries/status-sql.js'
-import { Sums, changeOf, columnsOfMetrics, figureOf } from './figures.js'
+import { GroupWindows, readPeriodAccountDays, ruledMetricsOf, type PeriodAccountDays } from './carried-buckets.js'
+import { Sums, carriedFigureOf, changeOf, columnsOfMetrics, figureOf } from './figures.js'
 
 /**
  * POST /reports below HTTP (docs/reports.md): given a validated request and its resolved scope,
@@ -41,12 +44,74 @@ interface Account {
   lastDate: string | null
 }
 
+/**
+ * What a group's figures are made from: its account-buckets summed (gaps=zero, the default), or
+ * the gap rules' figures of its accounts over its bucket (gaps=carry: carried-buckets.ts).
+ */
+type Basis = { kind: 'sums', sums: Sums } | { kind: 'carry', figures: GroupFigures, daysReported: number }
+
 interface Group {
   key: string
   keys: RowKeys
   bucket: TimeBucket
   platform: PlatformCode | undefined
-  sums: Sums
+  basis: Basis
+}
+
+const daysReportedOf = (basis: Basis): number => basis.kind === 'sums' ? basis.sums.daysReported : basis.daysReported
+
+/** One period's read: its groups for the period's buckets, its whole-period basis (totals), the account-days it read. */
+interface PeriodRead {
+  groups: (buckets: readonly TimeBucket[], dimensions: readonly ReportDimension[]) => Map<string, Group>
+  totals: () => Basis
+  accountDaysRead: number
+}
+
+function summedRead (rows: readonly AccountBucketRow[], accounts: ReadonlyMap<string, Account>): PeriodRead {
+  return {
+    groups: (buckets, dimensions) => groupRows(rows, accounts, buckets, dimensions),
+    totals: () => ({ kind: 'sums', sums: totalSums(rows, accounts) }),
+    accountDaysRead: rows.reduce((total, row) => total + Number(row.days_reported), 0),
+  }
+}
+
+/**
+ * gaps=carry: each account's window over each bucket by the gap rules, combined per group. A group
+ * exists where one of its accounts reported a day of the bucket (as with gaps=zero); its figures
+ * are every account of the group whose coverage meets the bucket (a stock carried for one that did not report).
+ */
+function carriedRead (read: PeriodAccountDays, accounts: ReadonlyMap<string, Account>, period: Period, ruled: readonly MetricDefinition[]): PeriodRead {
+  return {
+    groups: (buckets, dimensions) => {
+      const byKey = new Map<string, { keys: RowKeys, bucket: TimeBucket, platform: PlatformCode | undefined, windows: GroupWindows }>()
+      const hasPlatform = dimensions.includes('platform') || dimensions.includes('account')
+      for (const [id, days] of read.accounts) {
+        const account = accounts.get(id)
+        if (account === undefined) continue
+        const scopeKey = scopeKeyOf(dimensions, account)
+        for (const bucket of buckets) {
+          const coverage = days.coverage
+          if (coverage === undefined || bucket.to < coverage.since || bucket.from > coverage.until) continue
+          const key = `${bucket.position}|${scopeKey}`
+          let group = byKey.get(key)
+          if (group === undefined) byKey.set(key, group = { keys: keysOf(dimensions, account, bucket), bucket, platform: hasPlatform ? account.platform : undefined, windows: new GroupWindows() })
+          group.windows.add(days, { since: bucket.from, until: bucket.to }, ruled)
+        }
+      }
+      const groups = new Map<string, Group>()
+      for (const [key, { keys, bucket, platform, windows }] of byKey) {
+        if (windows.daysReported === 0) continue
+        groups.set(key, { key, keys, bucket, platform, basis: { kind: 'carry', figures: windows.figures(ruled), daysReported: windows.daysReported } })
+      }
+      return groups
+    },
+    totals: () => {
+      const windows = new GroupWindows()
+      for (const [id, days] of read.accounts) if (accounts.has(id)) windows.add(days, period, ruled)
+      return { kind: 'carry', figures: windows.figures(ruled), daysReported: windows.daysReported }
+    },
+    accountDaysRead: read.rowsRead,
+  }
 }
 
 const num = (value: number | string | null | undefined): number | null => value === null || value === undefined ? null : Number(value)
@@ -91,10 +156,10 @@ function groupRows (rows: readonly AccountBucketRow[], accounts: ReadonlyMap<str
     const key = `${bucket.position}|${scopeKeyOf(dimensions, account)}`
     let group = groups.get(key)
     if (group === undefined) {
-      group = { key, keys: keysOf(dimensions, account, bucket), bucket, platform: hasPlatform ? account.platform : undefined, sums: new Sums() }
+      group = { key, keys: keysOf(dimensions, account, bucket), bucket, platform: hasPlatform ? account.platform : undefined, basis: { kind: 'sums', sums: new Sums() } }
       groups.set(key, group)
     }
-    group.sums.add(account.platform, sumsOf(row), num(row.last_followers), Number(row.days_reported))
+    if (group.basis.kind === 'sums') group.basis.sums.add(account.platform, sumsOf(row), num(row.last_followers), Number(row.days_reported))
   }
   return groups
 }
@@ -143,8 +208,15 @@ function totalSums (rows: readonly AccountBucketRow[], accounts: ReadonlyMap<str
   return totals
 }
 
-function figures (metrics: readonly string[], sums: Sums, days: number, platform: PlatformCode | undefined): Record<string, number | null> {
-  return Object.fromEntries(metrics.map((metric) => [metric, figureOf(metric, sums, days, platform)]))
+function figures (metrics: readonly string[], basis: Basis, days: number, platform: PlatformCode | undefined): Record<string, number | null> {
+  return Object.fromEntries(metrics.map((metric) => [metric, basis.kind === 'sums' ? figureOf(metric, basis.sums, days, platform) : carriedFigureOf(metric, basis.figures, platform)]))
+}
+
+/** A group with nothing reported (a comparison bucket without rows). */
+function emptyBasis (request: ReportRequest): Basis {
+  if (request.gaps !== 'carry') return { kind: 'sums', sums: new Sums() }
+  const ruled = ruledMetricsOf(request.metrics)
+  return { kind: 'carry', figures: new GroupWindows().figures(ruled), daysReported: 0 }
 }
 
 /** Rows in the request's order, ties (and no order) by the dimensions ascending, in their order. */
@@ -237,13 +309,19 @@ export function createReportsService (deps: { store: Store }): ReportsService {
     const heavy = !empty && scope.brandIds.length * days > store.heavy.brandDays
     const inLane = heavy ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
     const columns = columnsOfMetrics(request.metrics)
+    const ruled = ruledMetricsOf(request.metrics)
     return await inLane(async () => {
-      const read = async (within: Period) => empty
-        ? []
-        : await readRows<AccountBucketRow>(store, buildAccountBucketsQuery(store.db, { dialect: store.dialect, scope, period: within, dimension: time, columns }), heavy)
+      const read = async (within: Period): Promise<PeriodRead> => {
+        if (request.gaps === 'carry') {
+          const days = empty ? { accounts: new Map(), rowsRead: 0 } : await readPeriodAccountDays(store, scope, within, ruled, heavy)
+          return carriedRead(days, accounts, within, ruled)
+        }
+        const rows = empty ? [] : await readRows<AccountBucketRow>(store, buildAccountBucketsQuery(store.db, { dialect: store.dialect, scope, period: within, dimension: time, columns }), heavy)
+        return summedRead(rows, accounts)
+      }
       const here = await read(period)
       const there = other === undefined ? undefined : await read(other)
-      return shape({ request, scope, accounts, accountList, here, there, other, rowsEstimate, heavy })
+      return shape({ request, scope, accountList, here, there, other, rowsEstimate, heavy })
     })
   }
 
@@ -255,39 +333,38 @@ export function createReportsService (deps: { store: Store }): ReportsService {
 interface ShapeInput {
   request: ReportRequest
   scope: Scope
-  accounts: ReadonlyMap<string, Account>
   accountList: readonly Account[]
-  here: readonly AccountBucketRow[]
-  there: readonly AccountBucketRow[] | undefined
+  here: PeriodRead
+  there: PeriodRead | undefined
   other: Period | undefined
   rowsEstimate: number
   heavy: boolean
 }
 
 function shape (input: ShapeInput): ReportResult {
-  const { request, accounts, accountList, here, there, other } = input
+  const { request, accountList, here, there, other } = input
   const { dimensions, metrics, period } = request
   const time = timeDimensionOf(dimensions)
   const buckets = bucketsOf(time, period)
-  const groups = groupRows(here, accounts, buckets, dimensions)
+  const groups = here.groups(buckets, dimensions)
   const expected = request.withStatus ? expectedDays(accountList, buckets, dimensions) : undefined
 
   const otherBuckets = other === undefined ? undefined : bucketsOf(time, other)
-  const otherGroups = otherBuckets === undefined || there === undefined ? undefined : groupRows(there, accounts, otherBuckets, dimensions)
+  const otherGroups = otherBuckets === undefined || there === undefined ? undefined : there.groups(otherBuckets, dimensions)
   const otherExpected = otherBuckets === undefined ? undefined : expectedDays(accountList, otherBuckets, dimensions)
 
   const shaped: ShapedRow[] = []
   for (const group of groups.values()) {
-    const row: ReportRow = { keys: group.keys, metrics: figures(metrics, group.sums, group.bucket.days, group.platform) }
-    if (expected !== undefined) row.status = { accountsExpected: expected.get(group.key) ?? 0, accountsReported: group.sums.daysReported }
+    const row: ReportRow = { keys: group.keys, metrics: figures(metrics, group.basis, group.bucket.days, group.platform) }
+    if (expected !== undefined) row.status = { accountsExpected: expected.get(group.key) ?? 0, accountsReported: daysReportedOf(group.basis) }
     if (otherBuckets !== undefined && otherGroups !== undefined && otherExpected !== undefined) {
       const bucket = otherBuckets[group.bucket.position]
       if (bucket === undefined) row.comparison = null
       else {
         const matched = otherGroups.get(group.key)
-        const values = figures(metrics, matched?.sums ?? new Sums(), bucket.days, group.platform)
+        const values = figures(metrics, matched?.basis ?? emptyBasis(request), bucket.days, group.platform)
         const wanted = otherExpected.get(group.key) ?? 0
-        const complete = wanted > 0 && (matched?.sums.daysReported ?? 0) === wanted
+        const complete = wanted > 0 && (matched === undefined ? 0 : daysReportedOf(matched.basis)) === wanted
         const change: Record<string, number | null> = {}
         const relativeChange: Record<string, number | null> = {}
         for (const metric of metrics) {
@@ -304,7 +381,7 @@ function shape (input: ShapeInput): ReportResult {
 
   const end = request.offset + request.limit
   const page = shaped.slice(request.offset, end).map((item) => item.row)
-  const accountDaysRead = [...here, ...(there ?? [])].reduce((total, row) => total + Number(row.days_reported), 0)
+  const accountDaysRead = here.accountDaysRead + (there?.accountDaysRead ?? 0)
   const result: ReportResult = {
     period,
     dimensions,
@@ -316,10 +393,10 @@ function shape (input: ShapeInput): ReportResult {
     nextOffset: end < shaped.length ? end : undefined,
     cost: { rowsEstimate: input.rowsEstimate, accountDaysRead, heavy: input.heavy },
   }
-  if (request.withTotals) result.totals = figures(metrics, totalSums(here, accounts), periodDays(period), undefined)
+  if (request.withTotals) result.totals = figures(metrics, here.totals(), periodDays(period), undefined)
   if (other !== undefined && there !== undefined) {
     result.comparison = { period: other }
-    if (request.withTotals) result.comparison.totals = figures(metrics, totalSums(there, accounts), periodDays(other), undefined)
+    if (request.withTotals) result.comparison.totals = figures(metrics, there.totals(), periodDays(other), undefined)
   }
   return result
 }

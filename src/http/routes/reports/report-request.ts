@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../../../domain/errors.js'
+import { DEFAULT_GAPS_MODE } from '../../../domain/gaps/modes.js'
 import { resolvePeriod, type Period } from '../../../domain/period.js'
 import {
   DEFAULT_REPORT_LIMIT, REPORT_DIMENSIONS, isTimeDimension,
@@ -65,6 +66,7 @@ export function reportRequestOf (body: ReportRequestBody, today: string, locatio
       comparison,
       withTotals: include.includes('totals'),
       withStatus: include.includes('status'),
+      gaps: body.gaps ?? DEFAULT_GAPS_MODE,
     },
   }
 }
@@ -121,5 +123,6 @@ export function bodyOfQuery (query: ReportQuery, rawQuery: string): Record<strin
   }
   const include = listOf(raw, 'include')
   if (include !== undefined) body.include = include.map((item) => item.toLowerCase())
+  if (query.gaps !== undefined) body.gaps = query.gaps
   return body
 }

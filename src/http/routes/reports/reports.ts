@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { validationError } from '../../../domain/errors.js'
+import { DEFAULT_GAPS_MODE } from '../../../domain/gaps/modes.js'
 import type { ReportResult, ReportRow } from '../../../domain/report-result.js'
 import { timeDimensionOf, type ReportRequest } from '../../../domain/reports.js'
 import { CursorCodec } from '../../cursors/codec.js'
@@ -63,10 +64,13 @@ export const reportsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 }
 
-/** A cursor is bound to the whole request but its page position (limit included: a page is a slice). */
+/**
+ * A cursor is bound to the whole request but its page position (limit included: a page is a slice).
+ * `gaps` binds only when it is not the default, so that a request without it keeps its cursors.
+ */
 function bindingOf (request: ReportRequest): unknown {
-  const { offset: _offset, ...rest } = request
-  return rest
+  const { offset: _offset, gaps, ...rest } = request
+  return gaps === DEFAULT_GAPS_MODE ? rest : { ...rest, gaps }
 }
 
 function rowJson (row: ReportRow, time: string | undefined): Record<string, unknown> {
