@@ -14,8 +14,9 @@ import { createEmptyStore, type EmptyStore } from '../helpers/stores.js'
 /**
  * Which store `serve` answers from, said at start (README.md "Configuration"): the SQLite file's
  * absolute path, or the PostgreSQL URL with its password masked; and under NODE_ENV=production
- * the relative default refused (exit 78, one line naming DATABASE_URL, nothing created), an
- * explicit store served. The CLI run as an operator runs it: its bin, from a folder of its own.
+ * the relative default refused while it does not exist (exit 78, one line naming DATABASE_URL,
+ * nothing created), an existing one or an explicit store served. The CLI run as an operator runs
+ * it: its bin, from a folder of its own.
  */
 
 const BIN = fileURLToPath(new URL('../../bin/partner-analytics.js', import.meta.url))
@@ -62,6 +63,20 @@ describe('serve: the store it answers from', () => {
     assert.equal(run.code, EXIT.CONFIG, run.stderr)
     assert.equal(run.stderr, REFUSAL.replace('CWD', cwd) + '\n')
     assert.deepEqual(readdirSync(cwd), [])
+  })
+
+  it('under NODE_ENV=production serves the default once it exists (an operator\'s migrate in that folder), saying its absolute path', async () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'pa-serve-default-')))
+    try {
+      const migrate = spawn(process.execPath, [BIN, 'migrate'], { cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', JWT_SECRET: TEST_JWT_SECRET } })
+      migrate.stdout.resume()
+      migrate.stderr.resume()
+      assert.equal(await exitOf(migrate, 120_000), EXIT.OK)
+      const run = await serveIn(folder, { NODE_ENV: 'production', JWT_SECRET: TEST_JWT_SECRET }, /Store: .*\n/)
+      assert.equal(run.stderr.split('\n')[0], `Store: SQLite ${folder}/data/partner-analytics.sqlite (DATABASE_URL is not set: the default store of the working directory)`)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
   })
 
   it('under NODE_ENV=production serves a store given explicitly, relative or not, and says its absolute path', async () => {

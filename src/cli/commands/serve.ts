@@ -1,4 +1,5 @@
 import cluster from 'node:cluster'
+import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
@@ -231,13 +232,16 @@ async function listenForMetrics (config: ResolvedConfig, render: Parameters<type
 }
 
 /**
- * Under NODE_ENV=production, serve needs its store named (docs/configuration.md): the default,
- * ./data/partner-analytics.sqlite, is relative to wherever a service manager starts the process
- * (`/` → /data/…) and would be a new database with a demo partner and its keys.
+ * Under NODE_ENV=production, serve never makes the default store (docs/configuration.md): the
+ * default, ./data/partner-analytics.sqlite, is relative to wherever a service manager starts the
+ * process (`/` → /data/…), and a new one would be a database with a demo partner and its keys.
+ * One that already exists there (an operator's `migrate` and `import` in that folder) is served,
+ * its absolute path said at start.
  */
 function refuseDefaultStoreInProduction (config: ResolvedConfig): void {
   if (!config.isDefaultDatabase || config.nodeEnv !== 'production') return
   const file = config.database.kind === 'sqlite' ? resolve(config.database.file) : DEFAULT_DATABASE_URL
+  if (config.database.kind === 'sqlite' && existsSync(file)) return
   throw new ConfigError([`DATABASE_URL must be set when NODE_ENV=production: serve does not fall back to ${DEFAULT_DATABASE_URL} (here ${file}, a new database with demo data); ` +
     'set DATABASE_URL to the store to serve, e.g. sqlite:/var/lib/partner-analytics/partner-analytics.sqlite or postgres://user@host:5432/db'])
 }
@@ -247,7 +251,9 @@ function storeLine (config: ResolvedConfig): string {
   const { database } = config
   if (database.kind === 'postgres') return `Store: PostgreSQL ${withoutPassword(database.url)}`
   if (database.file === ':memory:') return 'Store: SQLite in memory (nothing is kept after the process ends)'
-  return `Store: SQLite ${resolve(database.file)}${config.isDefaultDatabase ? ' (DATABASE_URL is not set: the embedded demo database)' : ''}`
+  if (!config.isDefaultDatabase) return `Store: SQLite ${resolve(database.file)}`
+  // Under production only an existing default store is served (refuseDefaultStoreInProduction): never made the demo one.
+  return `Store: SQLite ${resolve(database.file)} (DATABASE_URL is not set: ${config.nodeEnv === 'production' ? 'the default store of the working directory' : 'the embedded demo database'})`
 }
 
 /** Migrations, then the demo data on the embedded default database; closes the store unless told. */
