@@ -78,7 +78,8 @@ def _date_text(value: DateLike) -> str:
 def _report_body(*, metrics: Words, dimensions: Optional[Words], since: Optional[DateLike], until: Optional[DateLike],
                  brand_id: Optional[IdList], account_id: Optional[IdList], platform: Optional[Words],
                  order_by: Optional[Sequence[Mapping[str, Any]]], limit: Optional[int], offset: Optional[int], cursor: Optional[str],
-                 comparison: Optional[Union[str, Mapping[str, DateLike]]], include: Optional[Words]) -> Dict[str, Any]:
+                 comparison: Optional[Union[str, Mapping[str, DateLike]]], include: Optional[Words],
+                 gaps: Optional[Gaps] = None) -> Dict[str, Any]:
     """The POST /reports body of the keyword arguments given (those left None are left out)."""
     body: Dict[str, Any] = {"metrics": _words(metrics)}
     if dimensions is not None:
@@ -105,6 +106,8 @@ def _report_body(*, metrics: Words, dimensions: Optional[Words], since: Optional
         body["comparison"] = comparison if isinstance(comparison, str) else {key: _date_text(day) for key, day in comparison.items()}
     if include is not None:
         body["include"] = _words(include)
+    if gaps is not None:
+        body["gaps"] = gaps
     return body
 
 
@@ -256,24 +259,26 @@ class Client:
                until: Optional[DateLike] = None, brand_id: Optional[IdList] = None, account_id: Optional[IdList] = None,
                platform: Optional[Words] = None, order_by: Optional[Sequence[Mapping[str, Any]]] = None,
                limit: Optional[int] = None, offset: Optional[int] = None, cursor: Optional[str] = None,
-               comparison: Optional[Union[str, Mapping[str, DateLike]]] = None, include: Optional[Words] = None) -> ReportResponse:
+               comparison: Optional[Union[str, Mapping[str, DateLike]]] = None, include: Optional[Words] = None,
+               gaps: Optional[Gaps] = None) -> ReportResponse:
         """POST /reports: one page of a report. ``rows`` are dicts (dimensions, ``metrics``, and with a
-        comparison ``comparison``); ``to_pandas()`` flattens them into one column per metric."""
+        comparison ``comparison``); ``to_pandas()`` flattens them into one column per metric.
+        ``gaps="carry"``: rows, totals and comparisons by the gap rules (docs/analytics.md, Missing data)."""
         body = _report_body(metrics=metrics, dimensions=dimensions, since=since, until=until, brand_id=brand_id,
                             account_id=account_id, platform=platform, order_by=order_by, limit=limit, offset=offset,
-                            cursor=cursor, comparison=comparison, include=include)
+                            cursor=cursor, comparison=comparison, include=include, gaps=gaps)
         return self._call("POST", "/reports", {}, models.parse_report_response, body)
 
     def report_rows(self, *, metrics: Words, dimensions: Optional[Words] = None, since: Optional[DateLike] = None,
                     until: Optional[DateLike] = None, brand_id: Optional[IdList] = None, account_id: Optional[IdList] = None,
                     platform: Optional[Words] = None, order_by: Optional[Sequence[Mapping[str, Any]]] = None,
                     limit: Optional[int] = None, comparison: Optional[Union[str, Mapping[str, DateLike]]] = None,
-                    include: Optional[Words] = None) -> Pages[ReportRow, ReportResponse]:
+                    include: Optional[Words] = None, gaps: Optional[Gaps] = None) -> Pages[ReportRow, ReportResponse]:
         """Every row of a report, page after page (``limit`` rows a page)."""
         def page(cursor: Optional[str]) -> ReportResponse:
             return self.report(metrics=metrics, dimensions=dimensions, since=since, until=until, brand_id=brand_id,
                                account_id=account_id, platform=platform, order_by=order_by, limit=limit, cursor=cursor,
-                               comparison=comparison, include=include)
+                               comparison=comparison, include=include, gaps=gaps)
         return Pages(page, lambda report: report.rows, lambda report: report.next_cursor)
 
     # Data status -------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ OPERATIONS: Dict[str, Operation] = {
     "getAnalytics": Operation("GET", "/analytics/", ("type", "since", "until", "brand_id", "account_id", "platform", "split_by_platform", "cursor", "include", "gaps")),
     "listPosts": Operation("GET", "/posts", ("since", "until", "brand_id", "account_id", "platform", "post_type", "order_by", "order", "limit", "topics", "category", "cursor")),
     "runReport": Operation("POST", "/reports", ()),
-    "getReport": Operation("GET", "/reports", ("metrics", "dimensions", "since", "until", "brand_id", "account_id", "platform", "order_by", "limit", "offset", "cursor", "comparison", "comparison_since", "comparison_until", "include")),
+    "getReport": Operation("GET", "/reports", ("metrics", "dimensions", "since", "until", "brand_id", "account_id", "platform", "order_by", "limit", "offset", "cursor", "comparison", "comparison_since", "comparison_until", "include", "gaps")),
     "getDataStatus": Operation("GET", "/data-status", ("since", "until", "brand_id", "account_id", "platform", "limit", "cursor")),
     "getMetricCatalog": Operation("GET", "/catalog/metrics", ()),
     "listChanges": Operation("GET", "/changes", ("cursor", "limit", "brand_id", "type", "start")),

@@ -38,6 +38,9 @@ def test_the_body_leaves_out_what_is_not_given_and_writes_dates_as_text() -> Non
     assert body == {"metrics": ["views"], "dimensions": ["week", "platform"], "since": "2026-03-02", "until": "2026-03-15",
                     "filters": {"brand_id": [1], "platform": ["fb"]}, "order_by": [{"metric": "views", "desc": True}], "limit": 10,
                     "comparison": {"since": "2025-03-03", "until": "2025-03-16"}, "include": ["totals"]}
+    carried = _report_body(metrics=["followers"], dimensions=None, since=None, until=None, brand_id=None, account_id=None, platform=None,
+                           order_by=None, limit=None, offset=None, cursor=None, comparison=None, include=None, gaps="carry")
+    assert carried == {"metrics": ["followers"], "gaps": "carry"}
 
 
 def test_rows_are_dicts_and_flatten_to_one_column_per_metric(tmp_path: Path) -> None:

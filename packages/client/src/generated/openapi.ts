@@ -2392,6 +2392,8 @@ export interface operations {
                 comparison_until?: string;
                 /** @description Comma-separated (or repeated): totals, status */
                 include?: string;
+                /** @description zero (default) or carry: see the body's gaps */
+                gaps?: string;
             };
             header?: never;
             path?: never;
@@ -2671,6 +2673,12 @@ export interface operations {
                     };
                     /** @description totals: the whole result's figures; status: account-days expected and reported per row */
                     include?: ("totals" | "status")[];
+                    /**
+                     * gaps
+                     * @description How an account-day that was not reported is treated (docs: Missing data), as gaps= on GET /analytics/. `zero` (default): a missing account adds nothing. `carry`: a stock (followers) takes each account's last value reported on or before the bucket's last day, inside its coverage; a flow is never invented; a rate is computed only over the account-days that reported both its parts. Rows, totals and comparisons alike
+                     * @enum {string}
+                     */
+                    gaps?: "zero" | "carry";
                 };
             };
         };
