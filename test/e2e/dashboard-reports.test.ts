@@ -76,7 +76,7 @@ for (const dialect of DIALECTS) {
       const request = reports[0]?.body as ReportRequest
       const period = { since: '2026-10-28', until: LAST_DAY }
       const previous = { since: '2026-09-30', until: '2026-10-27' }
-      assert.deepEqual(request, { metrics: ['views', 'interactions', 'engagement_rate', 'followers', 'new_followers', 'posts_count'], ...period, comparison: previous, include: ['status'] })
+      assert.deepEqual(request, { metrics: ['views', 'interactions', 'engagement_rate', 'followers', 'new_followers', 'posts_count'], ...period, comparison: previous, include: ['status'], gaps: 'carry' })
       assert.equal(sent.filter((item) => item.path === '/analytics/' && item.search.includes('type=agg')).length, 0, 'no agg arithmetic behind the Summary')
       assert.match(await page.locator('[data-period]').textContent() ?? '', /compared with 2026-09-30 – 2026-10-27/)
 
@@ -173,8 +173,8 @@ for (const dialect of DIALECTS) {
       await page.getByLabel('By', { exact: true }).selectOption('engagement_rate')
       await waitForLoads(page)
       const request = sent.find((item) => item.method === 'POST' && item.path === '/reports')?.body as ReportRequest
-      assert.deepEqual({ dimensions: request.dimensions, order_by: request.order_by, limit: request.limit, include: request.include, since: request.since, until: request.until, comparison: request.comparison },
-        { dimensions: ['account'], order_by: [{ metric: 'engagement_rate', desc: true }], limit: 50, include: ['status'], since: '2026-08-27', until: LAST_DAY, comparison: { since: '2026-05-29', until: '2026-08-26' } })
+      assert.deepEqual({ dimensions: request.dimensions, order_by: request.order_by, limit: request.limit, include: request.include, since: request.since, until: request.until, comparison: request.comparison, gaps: request.gaps },
+        { dimensions: ['account'], order_by: [{ metric: 'engagement_rate', desc: true }], limit: 50, include: ['status'], since: '2026-08-27', until: LAST_DAY, comparison: { since: '2026-05-29', until: '2026-08-26' }, gaps: 'carry' })
       const answer = await api.report(request)
       const before = (await api.dataStatus({ since: '2026-05-29', until: '2026-08-26', limit: 100 })).data
       let changes = 0

@@ -27,6 +27,7 @@ describe('dashboard report requests', () => {
       until: '2026-11-24',
       comparison: { since: '2026-09-30', until: '2026-10-27' },
       include: ['status'],
+      gaps: 'carry',
     })
     const scoped = headlineReport({ ...DEFAULT_FILTERS, brands: [4, 2], platforms: ['fb'] }, period, previous)
     assert.deepEqual(scoped.filters, { brand_id: [4, 2], platform: ['fb'] })
@@ -39,6 +40,7 @@ describe('dashboard report requests', () => {
     assert.deepEqual(request.order_by, [{ metric: 'engagement_rate', desc: true }])
     assert.equal(request.limit, 25)
     assert.deepEqual(request.include, ['status'])
+    assert.equal(request.gaps, 'carry', 'the rates and followers of the charts')
     assert.equal(request.filters, undefined, 'no filter: every accessible brand and platform')
   })
 })

@@ -27,7 +27,7 @@ function reportFilters (filters: Filters): NonNullable<ReportRequest['filters']>
 /**
  * The Summary: one row for the whole scope and period (no dimension), compared with `previous`
  * (the period line's, sent as dates so that the page and the request name the same days), with
- * this period's account-days (include status).
+ * this period's account-days (include status), by the gap rules (gaps carry: docs/reports.md).
  */
 export function headlineReport (filters: Filters, period: Period, previous: Period): ReportRequest {
   const scope = reportFilters(filters)
@@ -38,6 +38,8 @@ export function headlineReport (filters: Filters, period: Period, previous: Peri
     ...(scope !== undefined ? { filters: scope } : {}),
     comparison: { since: previous.since, until: previous.until },
     include: ['status'],
+    // The gap rules, as the charts ask /analytics/: the headline rate and the charts' are one figure.
+    gaps: 'carry',
   }
 }
 
@@ -60,6 +62,8 @@ export function topAccountsReport (filters: Filters, period: Period, previous: P
     limit: filters.limit,
     comparison: { since: previous.since, until: previous.until },
     include: ['status'],
+    // The gap rules, as the charts ask /analytics/: the headline rate and the charts' are one figure.
+    gaps: 'carry',
   }
 }
 
