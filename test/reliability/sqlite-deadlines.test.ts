@@ -48,13 +48,16 @@ describe('SQLite: an import holding its write lock', () => {
     const headers = bearer(await loginToken(app, await createPartner(test.store, { brandIds: [1] })))
     importer.exec('begin immediate')
     importer.prepare('insert into brands (brand_id, brand_name, updated_at) values (?, ?, ?)').run(99, 'Importing', '2026-01-01T00:00:00Z')
+    // A read that needed the lock could not have it before the rollback below: it would give up
+    // at busy_timeout with a 503. So 200s while the lock is held are reads that never waited on it
+    // (WAL), whatever the machine's speed; their time is only reported.
     const started = Date.now()
     for (const url of ['/me', '/analytics/?type=agg', '/posts', '/health']) {
       const response = await app.inject({ url, headers })
       assert.equal(response.statusCode, 200, `${url}: ${response.body}`)
     }
     const readsMs = Date.now() - started
-    assert.ok(readsMs < SERVING_DEADLINES.sqliteBusyMs, `reads waited ${readsMs} ms behind the import`)
+    assert.equal(importer.inTransaction, true, 'the import held its lock through every read')
 
     const writeStarted = Date.now()
     await assert.rejects(serving.db.insertInto('brands').values(brandRow(98)).execute(), /database is locked/)

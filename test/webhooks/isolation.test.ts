@@ -62,7 +62,8 @@ for (const dialect of DIALECTS) {
       await waitFor('the hanging endpoint\'s first attempt', () => receiver.at('/hangs').length >= 1, 5000)
       assert.ok(receiver.at('/hangs').length <= 4, String(receiver.at('/hangs').length))
 
-      await waitFor('the first timeouts recorded', async () => (await deliveryLog(api.app, slow.auth, hanging.id, { status: 'pending' })).data.some((delivery) => delivery.attempt_count > 0), 5000)
+      // Bounded generously: 1.5 s to time out, then the outcome's write, on a machine that may be busy.
+      await waitFor('the first timeouts recorded', async () => (await deliveryLog(api.app, slow.auth, hanging.id, { status: 'pending' })).data.some((delivery) => delivery.attempt_count > 0), 30_000)
       const attempted = (await deliveryLog(api.app, slow.auth, hanging.id, { limit: '100' })).data.filter((delivery) => delivery.attempt_count > 0)
       for (const delivery of attempted) {
         const [attempt] = delivery.attempts
