@@ -195,6 +195,30 @@ const HEAVY_AT_ONCE = Math.max(1, Math.min(4, availableParallelism() - 1))
  * Heavy SQLite reads: in worker threads reading the same file, started on the first heavy read
  * (CLI commands never start them); an in-memory database only the main connection can see.
  */
+/**
+ * One heavy statement on a pooled connection with the heavy deadline (StoreDeadlines.heavyStatementMs)
+ * in place of the pool's: `set local` inside a transaction, so the connection goes back to the pool
+ * with the request deadline it had; the read timeout a margin past the server's own.
+ */
+async function withHeavyDeadline (pool: pg.Pool, statementMs: number, query: pg.QueryConfig): Promise<unknown[]> {
+  const client = await pool.connect()
+  let failure: Error | undefined
+  try {
+    await client.query('begin read only')
+    await client.query(`set local statement_timeout = ${Math.trunc(statementMs)}`)
+    const result = await client.query<unknown[]>({ ...query, query_timeout: statementMs + 5000 } as pg.QueryConfig)
+    await client.query('commit')
+    return result.rows
+  } catch (error) {
+    // The connection is dropped, not pooled (the server rolls back its transaction): after a cut
+    // statement or a read timeout its state is not worth trusting.
+    failure = error as Error
+    throw error
+  } finally {
+    client.release(failure)
+  }
+}
+
 function sqliteExecutor (sqlite: SqliteDatabase.Database, file: string, pool: Omit<SqliteReadPoolOptions, 'onFailure'>): ReadExecutor {
   if (file === ':memory:') {
     const read = readStatementsOf(sqlite)
@@ -284,8 +308,9 @@ export function createStore (config: DatabaseConfig, options: StoreOptions = {})
   const executor: ReadExecutor = {
     run: async (task) => {
       const values = Array.isArray(task.parameters) ? task.parameters : []
-      const result = await pool.query<unknown[]>({ name: task.name, text: task.sql, values, ...(task.arrays ? { rowMode: 'array' as const } : {}) })
-      return result.rows
+      const query = { name: task.name, text: task.sql, values, ...(task.arrays ? { rowMode: 'array' as const } : {}) }
+      if (deadlines === undefined) return (await pool.query<unknown[]>(query)).rows
+      return await withHeavyDeadline(pool, deadlines.heavyStatementMs, query)
     },
     close: async () => {},
   }

@@ -22,6 +22,13 @@ export interface StoreDeadlines {
   queryMs: number
   /** SQLite: `busy_timeout`, the longest wait for a lock held by another connection (an import). */
   sqliteBusyMs: number
+  /**
+   * PostgreSQL: `statement_timeout` (and the read timeout, plus a margin) of a heavy report's
+   * statement (src/storage/heavy-reads.ts). The heavy lane bounds how many run at once, so a
+   * 100-brand year by week and platform at scale M may take seconds without holding light requests
+   * back; a request's own statements keep `statementMs`.
+   */
+  heavyStatementMs: number
 }
 
 export const SERVING_DEADLINES: StoreDeadlines = {
@@ -29,4 +36,5 @@ export const SERVING_DEADLINES: StoreDeadlines = {
   statementMs: 2000,
   queryMs: 2000,
   sqliteBusyMs: 1000,
+  heavyStatementMs: 30_000,
 }

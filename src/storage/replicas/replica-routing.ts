@@ -49,7 +49,7 @@ interface Replica {
 /** Deadlines of the checks: an answer later than this is no answer. */
 function checkDeadlines (intervalMs: number) {
   const ms = Math.max(250, Math.min(1000, intervalMs * FRESH_CHECKS))
-  return { acquireMs: ms, statementMs: ms, queryMs: ms, sqliteBusyMs: ms }
+  return { acquireMs: ms, statementMs: ms, queryMs: ms, sqliteBusyMs: ms, heavyStatementMs: ms }
 }
 
 /** Gives `primary` read replicas: sets its `reads` and makes its `destroy` close them too. */
