@@ -2,9 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { datasetColumns, EXPORT_FORMATS } from '../../src/domain/exports.js'
-import { REPORTED_METRICS } from '../../src/domain/metric-catalog.js'
 import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
-import { download, exportDir, getManifest, postExport, readRows, waitForJob, type PlainRow } from '../helpers/exports.js'
+import { download, exportDir, getManifest, postExport, readRows, storeDailyRows, waitForJob, type PlainRow } from '../helpers/exports.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { DIALECTS } from '../helpers/stores.js'
 
@@ -21,26 +20,6 @@ const UNTIL = '2026-03-10'
 const dataset = generateDataset({ seed: 29, start: '2025-12-20', days: 100 })
 
 const DAILY_TYPES = Object.fromEntries(datasetColumns('daily').map((column) => [column.name, column.type]))
-
-/** The store's own daily rows of brands 1 and 2 in the period, as plain rows in the files' order. */
-async function storeRows (api: PartnerApi): Promise<PlainRow[]> {
-  const db = api.test.store.db
-  const rows = await db.selectFrom('daily_metrics as d')
-    .innerJoin('accounts as a', (join) => join.onRef('a.platform', '=', 'd.platform').onRef('a.account_id', '=', 'd.account_id'))
-    .selectAll('d').select('a.brand_id')
-    .where('a.brand_id', 'in', [1, 2]).where('d.date', '>=', SINCE).where('d.date', '<=', UNTIL)
-    .orderBy('d.date').orderBy('a.brand_id').orderBy('d.platform').orderBy('d.account_id')
-    .execute()
-  return rows.map((row) => {
-    const record = row as unknown as Record<string, unknown>
-    const plain: PlainRow = { date: String(record.date), brand_id: Number(record.brand_id), platform: String(record.platform), account_id: Number(record.account_id) }
-    for (const metric of REPORTED_METRICS) {
-      const value = metric === 'revenue' ? record.revenue_micros : record[metric]
-      plain[metric] = value === null || value === undefined ? null : metric === 'revenue' ? Number(value) / 1e6 : Number(value)
-    }
-    return plain
-  })
-}
 
 for (const dialect of DIALECTS) {
   describe(`export round trip (${dialect})`, () => {
@@ -76,7 +55,7 @@ for (const dialect of DIALECTS) {
           assert.equal(rows.length, file.rows)
           read.push(...rows)
         }
-        const expected = await storeRows(api)
+        const expected = await storeDailyRows(api.test.store, { brandIds: [1, 2], since: SINCE, until: UNTIL })
         assert.ok(expected.length > 300)
         assert.deepEqual(read, expected)
         assert.equal(job.progress.rows_written, expected.length)
