@@ -5,12 +5,15 @@ import type { TimeDimension } from '../../domain/reports.js'
 import type { Scope } from '../../domain/scope.js'
 import type { Dialect } from '../db.js'
 import type { Database } from '../database.js'
+import { NO_DATES, splitPeriod } from './brand-reports.query.js'
 import { accountsInScope } from './status-sql.js'
 
 /**
  * POST /reports' two reads (docs/reports.md). The report itself is shaped from one row per account
- * and time bucket (the work of the query is the scope's account-days in the period, read through
- * the primary key; what comes back is bounded by accounts × buckets):
+ * and time bucket (what comes back is bounded by accounts × buckets). Its work is the scope's
+ * account-days in the period, read through the primary key — or, when the time dimension is absent
+ * or a month or coarser, one account_monthly row per account and whole month plus the raw days of
+ * the partial months at the period's edges (monthBlocksOf). Either way each row has:
  *
  * - each metric column the request needs (`columns`: reportColumnsOf in the service) summed over the
  *   account's days in the bucket (null when none reported it); a column no asked metric reads is
@@ -36,20 +39,21 @@ export type AccountBucketRow = {
   last_followers: number | string | null
 } & Record<string, number | string | null>
 
-/** The first day of the bucket of a `date` column, as text `YYYY-MM-DD`. */
-function bucketOf (dialect: Dialect, dimension: TimeDimension | undefined): RawBuilder<string> {
+/** The first day of the bucket of a date column (`d.date`, or `m.month`: a month's first day), as text `YYYY-MM-DD`. */
+function bucketOf (dialect: Dialect, dimension: TimeDimension | undefined, column: 'd.date' | 'm.month' = 'd.date'): RawBuilder<string> {
   if (dimension === undefined) return sql<string>`${sql.lit('')}`
+  const date = sql.ref(column)
   if (dialect === 'postgres') {
-    const truncated = dimension === 'date' ? sql`d.date` : sql`date_trunc(${sql.lit(dimension)}, cast(d.date as timestamp))`
+    const truncated = dimension === 'date' ? date : sql`date_trunc(${sql.lit(dimension)}, cast(${date} as timestamp))`
     return sql<string>`to_char(${truncated}, ${sql.lit('YYYY-MM-DD')})`
   }
   switch (dimension) {
-    case 'date': return sql<string>`d.date`
+    case 'date': return sql<string>`${date}`
     // SQLite: the next Sunday (or the day itself), then back to its Monday.
-    case 'week': return sql<string>`date(d.date, 'weekday 0', '-6 days')`
-    case 'month': return sql<string>`substr(d.date, 1, 7) || '-01'`
-    case 'quarter': return sql<string>`substr(d.date, 1, 5) || case when substr(d.date, 6, 2) <= '03' then '01' when substr(d.date, 6, 2) <= '06' then '04' when substr(d.date, 6, 2) <= '09' then '07' else '10' end || '-01'`
-    case 'year': return sql<string>`substr(d.date, 1, 4) || '-01-01'`
+    case 'week': return sql<string>`date(${date}, 'weekday 0', '-6 days')`
+    case 'month': return sql<string>`substr(${date}, 1, 7) || '-01'`
+    case 'quarter': return sql<string>`substr(${date}, 1, 5) || case when substr(${date}, 6, 2) <= '03' then '01' when substr(${date}, 6, 2) <= '06' then '04' when substr(${date}, 6, 2) <= '09' then '07' else '10' end || '-01'`
+    case 'year': return sql<string>`substr(${date}, 1, 4) || '-01-01'`
   }
 }
 
@@ -62,23 +66,67 @@ export interface AccountBucketsInput {
   columns: readonly string[]
 }
 
+/**
+ * Whether a report reads whole months from account_monthly: when its time dimension is absent or
+ * a month or coarser (every month lies inside one bucket), and it sums no column the rollup keeps
+ * by another rule (followers is its last value there, not a sum: no metric of the catalogue sums
+ * it, but a report that did would read the days).
+ */
+export function readsMonthBlocks (dimension: TimeDimension | undefined, summed: readonly string[]): boolean {
+  return dimension !== 'date' && dimension !== 'week' && !summed.includes('followers')
+}
+
 export function buildAccountBucketsQuery (db: Kysely<Database>, input: AccountBucketsInput): CompiledQuery<AccountBucketRow> {
-  const { dialect, scope, period, dimension } = input
   const summed = REPORT_COLUMNS.filter((column) => input.columns.includes(column))
-  const sums = summed.map((column) => sql`, sum(${sql.ref(`x.${column}`)}) as ${sql.ref(column)}`)
-  const columns = [...new Set([...summed, 'followers'])].map((column) => sql.ref(`d.${column}`))
+  const pieces = readsMonthBlocks(input.dimension, summed) ? monthBlocksOf(input, summed) : daysOf(input, summed, input.period)
   return sql<AccountBucketRow>`select l.*, (select f.followers from daily_metrics f
       where f.platform = l.platform and f.account_id = l.account_id and f.date = l.followers_date) as last_followers
-    from (
-      select x.platform, x.account_id, x.brand_id, x.bucket, count(*) as days_reported,
+    from (${pieces}) l`.compile(db)
+}
+
+/**
+ * One row per account and bucket from the raw account-days of `range`: the columns summed, the
+ * days counted, the last day that reported followers.
+ */
+function daysOf (input: AccountBucketsInput, summed: readonly string[], range: Period): RawBuilder<unknown> {
+  const { dialect, scope, dimension } = input
+  const sums = summed.map((column) => sql`, sum(${sql.ref(`x.${column}`)}) as ${sql.ref(column)}`)
+  const columns = [...new Set([...summed, 'followers'])].map((column) => sql.ref(`d.${column}`))
+  return sql`select x.platform, x.account_id, x.brand_id, x.bucket, count(*) as days_reported,
         max(case when x.followers is not null then x.date end) as followers_date${sql.join(sums, sql``)}
       from (
         select d.platform, d.account_id, a.brand_id, d.date, ${bucketOf(dialect, dimension)} as bucket, ${sql.join(columns)}
         from daily_metrics d inner join accounts a on a.platform = d.platform and a.account_id = d.account_id
-        where ${accountsInScope(scope)} and d.date >= ${period.since} and d.date <= ${period.until}
+        where ${accountsInScope(scope)} and d.date >= ${range.since} and d.date <= ${range.until}
       ) x
-      group by x.platform, x.account_id, x.brand_id, x.bucket
-    ) l`.compile(db)
+      group by x.platform, x.account_id, x.brand_id, x.bucket`
+}
+
+/**
+ * The same rows, read from the month rollup where it has them: each whole month of the period is
+ * one account_monthly row per account (already summed, with its days counted in rows_count and the
+ * day of its last reported followers), the partial months at either edge are raw account-days
+ * (daysOf); the pieces are summed per account and bucket, keeping the latest followers day, whose
+ * value the caller looks up. Exactly the raw days' sums: a month's rollup is its days summed.
+ */
+function monthBlocksOf (input: AccountBucketsInput, summed: readonly string[]): RawBuilder<unknown> {
+  const { dialect, scope, period, dimension } = input
+  const { months, head, tail } = splitPeriod(period)
+  const pieces: Array<RawBuilder<unknown>> = []
+  if (months.from !== NO_DATES.from) {
+    const columns = summed.map((column) => sql`, ${sql.ref(`m.${column}`)} as ${sql.ref(column)}`)
+    pieces.push(sql`select m.platform, m.account_id, a.brand_id, ${bucketOf(dialect, dimension, 'm.month')} as bucket, m.rows_count as days_reported,
+        m.followers_date as followers_date${sql.join(columns, sql``)}
+      from account_monthly m inner join accounts a on a.platform = m.platform and a.account_id = m.account_id
+      where ${accountsInScope(scope)} and m.month >= ${months.from} and m.month <= ${months.to}`)
+  }
+  for (const edge of [head, tail]) if (edge.from !== NO_DATES.from) pieces.push(daysOf(input, summed, { since: edge.from, until: edge.to }))
+  if (pieces.length === 1) return pieces[0] as RawBuilder<unknown>
+  const sums = summed.map((column) => sql`, sum(${sql.ref(`p.${column}`)}) as ${sql.ref(column)}`)
+  return sql`select p.platform, p.account_id, p.brand_id, p.bucket, sum(p.days_reported) as days_reported,
+      max(p.followers_date) as followers_date${sql.join(sums, sql``)}
+    from (${sql.join(pieces, sql` union all `)}) p
+    group by p.platform, p.account_id, p.brand_id, p.bucket`
 }
 
 export interface ScopeAccountRow {
