@@ -1,7 +1,7 @@
 /**
- * `npm run bench:import-compare -- BEFORE_DIR AFTER_DIR [ROUNDS] [ROWS]` (defaults 5, 365000):
+ * `npm run bench:import-compare -- BEFORE_DIR AFTER_DIR [ROUNDS] [ROWS] [POSTS]` (defaults 5, 365000, 0):
  * the import of two checkouts of this repository in ONE run, rounds alternating which goes first,
- * on the same NDJSON file (bench/import-support.ts): into a fresh store, then the same file again
+ * on the same NDJSON file (bench/import-support.ts: ROWS daily rows, then POSTS posts over its 200 accounts): into a fresh store, then the same file again
  * (identical rows), on SQLite and on PostgreSQL (BENCH_DATABASE_URL, default the test server).
  *
  * Each import reports wall seconds and CPU seconds — this process plus the PostgreSQL backends its
@@ -19,10 +19,11 @@ import { measure, watchBackends, writeFixture } from './import-support.js'
 const [beforeDir, afterDir] = [process.argv[2], process.argv[3]]
 const ROUNDS = Number(process.argv[4] ?? 5)
 const ROWS = Number(process.argv[5] ?? 365_000)
+const POSTS = Number(process.argv[6] ?? 0)
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
-if (beforeDir === undefined || afterDir === undefined || !Number.isSafeInteger(ROUNDS) || ROUNDS < 1 || !Number.isSafeInteger(ROWS) || ROWS < 1) {
-  console.error('usage: npm run bench:import-compare -- BEFORE_DIR AFTER_DIR [ROUNDS] [ROWS]')
+if (beforeDir === undefined || afterDir === undefined || !Number.isSafeInteger(ROUNDS) || ROUNDS < 1 || !Number.isSafeInteger(ROWS) || ROWS < 1 || !Number.isSafeInteger(POSTS) || POSTS < 0) {
+  console.error('usage: npm run bench:import-compare -- BEFORE_DIR AFTER_DIR [ROUNDS] [ROWS] [POSTS]')
   process.exit(2)
 }
 
@@ -91,8 +92,8 @@ async function main (): Promise<void> {
   const timings: Timings = {}
   try {
     const file = join(dir, 'daily.ndjson')
-    await writeFixture(file, ROWS)
-    console.log(`${ROWS} daily rows; before = ${beforeDir ?? ''}, after = ${afterDir ?? ''}; ${ROUNDS} rounds; node ${process.version}`)
+    await writeFixture(file, ROWS, POSTS)
+    console.log(`${ROWS} daily rows, ${POSTS} posts; before = ${beforeDir ?? ''}, after = ${afterDir ?? ''}; ${ROUNDS} rounds; node ${process.version}`)
     for (let index = 0; index < ROUNDS; index += 1) {
       for (const checkout of index % 2 === 0 ? checkouts : [...checkouts].reverse()) await round(checkout, dir, file, admin, timings)
       console.log(`round ${index + 1} done`)

@@ -77,8 +77,11 @@ export async function measure<T> (run: () => Promise<T>, backends: ReadonlySet<n
   }
 }
 
-/** An NDJSON file of 1 brand, ACCOUNTS accounts over the nine platforms and `rows` daily rows (day by day, every account each day). */
-export async function writeFixture (path: string, rows: number): Promise<void> {
+/**
+ * An NDJSON file of 1 brand, ACCOUNTS accounts over the nine platforms and `rows` daily rows (day by
+ * day, every account each day), then `posts` posts spread over the accounts (default none).
+ */
+export async function writeFixture (path: string, rows: number, posts = 0): Promise<void> {
   const out = createWriteStream(path)
   const write = async (line: string): Promise<void> => { if (!out.write(line + '\n')) await once(out, 'drain') }
   await write(JSON.stringify({ kind: 'brand', brand_id: 1, brand_name: 'Bench' }))
@@ -104,6 +107,12 @@ export async function writeFixture (path: string, rows: number): Promise<void> {
     }
     for (const metric of platformMetricsOf(platform)) row[metric] = (i * 17 + metric.length) % 20_000
     await write(JSON.stringify(row))
+  }
+  for (let p = 0; p < posts; p += 1) {
+    const a = p % ACCOUNTS
+    const platform = PLATFORM_CODES[a % PLATFORM_CODES.length] ?? 'fb'
+    const created = new Date(start + Math.floor(p / ACCOUNTS) * 3_600_000).toISOString().slice(0, 19) + 'Z'
+    await write(JSON.stringify({ kind: 'post', platform, account_id: 1000 + a, id: `p${p}`, created_time: created, title: `Post ${p}`, views: (p * 7919) % 100_000, interactions: (p * 13) % 9000 }))
   }
   out.end()
   await once(out, 'finish')

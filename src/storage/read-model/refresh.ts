@@ -1,7 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3'
 import type pg from 'pg'
 import { METRIC_LIST, ROLLUP_METRICS, rawContribution, rawSums } from './columns.js'
-import { BRAND_DAY_COLUMNS, groupRowOf, type BrandDayRenderer } from './group-rows.js'
+import { groupRowOf, type BrandDayRenderer } from './group-rows.js'
 
 /**
  * Brings the read model (brand_daily, brand_monthly, account_monthly) up to date with the raw rows
@@ -74,18 +74,26 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     where d.platform = t.platform and d.account_id = t.account_id and d.date between t.month and t.last_day
     group by t.platform, t.account_id, t.month`)
 
+  // Each brand-month's days are summed, rendered here and inserted once with their entry
+  // (brand_daily.entry_json): not inserted, read back and updated, which wrote every row twice.
   const deleteBrandDays = sqlite.prepare('delete from brand_daily where brand_id = ? and date between ? and ?')
-  for (const page of sqliteBrandMonthPages(sqlite)) for (const row of page) deleteBrandDays.run(...row)
-  sqlite.exec(`insert into brand_daily (brand_id, date, ${METRIC_LIST})
-    select t.brand_id, d.date, ${RAW_SUMS}
-    from touched_bm t cross join accounts a cross join daily_metrics d
-    where a.brand_id = t.brand_id and d.platform = a.platform and d.account_id = a.account_id and d.date between t.month and t.last_day
-    group by t.brand_id, d.date`)
-  const daysOf = sqlite.prepare(`select ${BRAND_DAY_COLUMNS} from brand_daily b where b.brand_id = ? and b.date between ? and ?`).raw()
-  const setEntry = sqlite.prepare('update brand_daily set entry_json = ? where brand_id = ? and date = ?')
+  // In REPORT_COLUMNS order (date, brand, 0, the metrics), as groupRowOf reads a brand_daily row.
+  const sumDays = sqlite.prepare(`select d.date, a.brand_id, 0, ${RAW_SUMS}
+    from accounts a cross join daily_metrics d
+    where a.brand_id = ? and d.platform = a.platform and d.account_id = a.account_id and d.date between ? and ?
+    group by d.date`).raw()
+  const insertDay = sqlite.prepare(`insert into brand_daily (date, brand_id, ${METRIC_LIST}, entry_json)
+    values (${ROLLUP_METRICS.map(() => '?, ').join('')}?, ?, ?)`)
   for (const page of sqliteBrandMonthPages(sqlite)) {
     for (const brandMonth of page) {
-      for (const day of daysOf.all(...brandMonth) as unknown[][]) setEntry.run(render(groupRowOf(day)), day[1], day[0])
+      deleteBrandDays.run(...brandMonth)
+      for (const day of sumDays.all(...brandMonth) as unknown[][]) {
+        const entry = render(groupRowOf(day))
+        // The row as selected without its placeholder platform rank (third), then its entry.
+        day.splice(2, 1)
+        day.push(entry)
+        insertDay.run(day)
+      }
     }
   }
 

@@ -1,5 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3'
 import type { Kysely } from 'kysely'
+import { CORE_COUNT_METRICS, platformMetricsOf } from '../../domain/metrics.js'
+import { PLATFORM_CODES, type PlatformCode } from '../../domain/platforms.js'
 import { startSqliteCapture, stopSqliteCapture } from '../changes/capture.sqlite.js'
 import { CHANGED_READ_MODEL } from '../changes/changed-tables.js'
 import { DayRuns } from '../changes/day-runs.js'
@@ -29,6 +31,38 @@ function prepareUpsert (sqlite: SqliteDatabase.Database, spec: ImportTable, now:
 }
 
 /**
+ * The daily upsert, one prepared statement per platform: the platform a literal and only the
+ * columns the platform reports bound (the import refuses a platform-specific metric on a platform
+ * that lacks it, src/domain/metrics.ts, so the others are always null: set to null, compared with
+ * null). A third to a half fewer values to bind per row than the whole row; the same rows written,
+ * the same rows left alone.
+ */
+function prepareDailyUpsert (sqlite: SqliteDatabase.Database): (row: Row) => boolean {
+  const writers = new Map<string, (row: Row) => boolean>()
+  for (const platform of PLATFORM_CODES) writers.set(platform, prepareDailyUpsertOf(sqlite, platform))
+  return (row) => {
+    const write = writers.get(row.platform as string)
+    if (write === undefined) throw new Error(`no daily upsert for platform ${String(row.platform)}`)
+    return write(row)
+  }
+}
+
+function prepareDailyUpsertOf (sqlite: SqliteDatabase.Database, platform: PlatformCode): (row: Row) => boolean {
+  const bound = ['account_id', 'date', 'revenue_micros', ...CORE_COUNT_METRICS, ...platformMetricsOf(platform)]
+  const data = bound.filter((column) => !DAILY_TABLE.key.includes(column))
+  const absent = DAILY_TABLE.columns.filter((column) => column !== 'platform' && !bound.includes(column))
+  const table = DAILY_TABLE.table
+  const statement = sqlite.prepare(`insert into ${table} (platform, ${bound.join(', ')}) values ('${platform}', ${bound.map(() => '?').join(', ')})
+    on conflict (${DAILY_TABLE.key.join(', ')}) do update set ${[...data.map((column) => `${column} = excluded.${column}`), ...absent.map((column) => `${column} = null`)].join(', ')}
+    where ${[...data.map((column) => `${table}.${column} is not excluded.${column}`), ...absent.map((column) => `${table}.${column} is not null`)].join(' or ')}`)
+  const values: unknown[] = new Array(bound.length)
+  return (row) => {
+    for (let index = 0; index < bound.length; index += 1) values[index] = row[bound[index] as string]
+    return statement.run(values).changes > 0
+  }
+}
+
+/**
  * better-sqlite3 is synchronous and in-process: each row is written at once inside one explicit
  * transaction (a prepared statement per table), which is what its bulk loading looks like anyway.
  * BEGIN IMMEDIATE takes the write lock up front, so a concurrent writer fails fast, not mid-way.
@@ -39,7 +73,7 @@ export function openSqliteImportWriter (sqlite: SqliteDatabase.Database, db: Kys
   const prepareAll = () => ({
     brand: prepareUpsert(sqlite, BRANDS_TABLE, now),
     account: prepareUpsert(sqlite, ACCOUNTS_TABLE, now),
-    daily: prepareUpsert(sqlite, DAILY_TABLE, now),
+    daily: prepareDailyUpsert(sqlite),
     post: prepareUpsert(sqlite, POSTS_TABLE, now),
   })
   sqlite.exec('begin immediate')
