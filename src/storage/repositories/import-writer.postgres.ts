@@ -16,11 +16,27 @@ type Row = Record<string, unknown>
 /** Rows per batch: large enough to amortise round trips, small enough to stay a few MB. */
 const BATCH_ROWS = 20_000
 
+/** Characters COPY's text format escapes. */
+const COPY_SPECIAL = /[\\\t\n\r]/
+
 /** A value in COPY's text format: `\N` is null; backslash, tab and line breaks are escaped. */
 function copyValue (value: unknown): string {
   if (value === null || value === undefined) return '\\N'
   if (typeof value === 'number') return String(value)
-  return String(value).replace(/[\\\t\n\r]/g, (char) => (char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r'))
+  const text = String(value)
+  if (!COPY_SPECIAL.test(text)) return text
+  return text.replace(/[\\\t\n\r]/g, (char) => (char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r'))
+}
+
+/** The buffering key of a row: its key columns' values joined by NUL. */
+function keyOf (spec: ImportTable): (row: Row) => string {
+  const [first, ...rest] = spec.key as [string, ...string[]]
+  if (rest.length === 0) return (row) => String(row[first])
+  return (row) => {
+    let key = String(row[first])
+    for (const column of rest) key += '\u0000' + String(row[column])
+    return key
+  }
 }
 
 /**
@@ -30,31 +46,60 @@ function copyValue (value: unknown): string {
  * or changed (src/storage/changes/capture.postgres.ts). Rows are keyed by identity while buffered, so a later
  * row with the same key replaces an earlier one: ON CONFLICT cannot touch a row twice in one
  * statement, and the last record must win.
+ *
+ * A full batch is written while the import reads and validates the next one: at most one batch
+ * per table is in flight (the next full batch waits for it), so the server's upsert overlaps the
+ * process's parsing instead of following it. A write that fails is reported at the next batch or
+ * at commit; `settle` waits for the one in flight before a rollback.
  */
 class StagedUpsert {
   private readonly lines = new Map<string, string>()
   private readonly columns: string[]
   private readonly stage: string
+  private readonly key: (row: Row) => string
   private created = false
+  private inFlight: Promise<void> = Promise.resolve()
 
   constructor (private readonly client: pg.PoolClient, private readonly spec: ImportTable, private readonly now: string) {
     this.columns = [...spec.columns, ...(spec.stamped ? ['updated_at'] : [])]
     this.stage = `import_stage_${spec.table}`
+    this.key = keyOf(spec)
   }
 
   add (row: Row): Promise<void> | undefined {
-    const key = this.spec.key.map((column) => String(row[column])).join('\u0000')
+    const key = this.key(row)
     let line = ''
     for (const column of this.spec.columns) line += copyValue(row[column]) + '\t'
     line = this.spec.stamped ? line + this.now + '\n' : line.slice(0, -1) + '\n'
     // delete + set: a replaced key moves to the end, so the Map keeps last-seen order.
     this.lines.delete(key)
     this.lines.set(key, line)
-    return this.lines.size >= BATCH_ROWS ? this.flush() : undefined
+    return this.lines.size >= BATCH_ROWS ? this.send() : undefined
   }
 
-  async flush (): Promise<void> {
+  /** Waits for the batch in flight, then starts writing the buffered one without waiting for it. */
+  private async send (): Promise<void> {
+    await this.inFlight
     if (this.lines.size === 0) return
+    const text = [...this.lines.values()].join('')
+    this.lines.clear()
+    this.inFlight = this.write(text)
+    // Handled here so that a failure waits, unreported, for the next send, flush or settle.
+    this.inFlight.catch(() => {})
+  }
+
+  /** Writes everything buffered and waits until it is written. */
+  async flush (): Promise<void> {
+    await this.send()
+    await this.inFlight
+  }
+
+  /** Waits until no write is in flight, whatever its outcome (before a rollback). */
+  async settle (): Promise<void> {
+    await this.inFlight.catch(() => {})
+  }
+
+  private async write (text: string): Promise<void> {
     const columns = this.columns.join(', ')
     if (!this.created) {
       // Temporary and dropped at commit or rollback: invisible to other sessions, never left
@@ -64,8 +109,7 @@ class StagedUpsert {
     }
     const copy = this.client.query(copyFrom(`copy ${this.stage} (${columns}) from stdin`))
     const done = once(copy, 'finish')
-    copy.end([...this.lines.values()].join(''))
-    this.lines.clear()
+    copy.end(text)
     await done
     await this.client.query(capturingUpsert(this.spec, this.stage, this.columns))
     await this.client.query(`truncate ${this.stage}`)
@@ -110,6 +154,8 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
     },
     rollback: async () => {
       if (released) return
+      // No statement of a batch may follow the rollback (it would run outside the transaction).
+      for (const table of Object.values(staged)) await table.settle()
       try {
         await client.query('rollback')
         release()
