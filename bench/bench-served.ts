@@ -10,6 +10,9 @@
  *   postgres-S.done, …          marks that database bench2930_s (… _m) on BENCH_POSTGRES_ADMIN_URL's
  *                               server holds the finished import
  * A store without its mark is imported again from scratch (the mark is written last).
+ * BENCH_POSTGRES_DB_PREFIX (default bench2930) names the databases instead: a run with a cache of
+ * its own and a prefix of its own shares no store with another run on the same machine (whose
+ * server's export worker would otherwise claim this run's jobs).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -56,7 +59,7 @@ export function log (message: string): void {
 }
 
 function postgresDatabase (scale: Scale): string {
-  return `bench2930_${scale.toLowerCase()}`
+  return `${process.env.BENCH_POSTGRES_DB_PREFIX ?? 'bench2930'}_${scale.toLowerCase()}`
 }
 
 export function postgresUrl (database: string): string {

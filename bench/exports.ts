@@ -1,5 +1,5 @@
 /**
- * `npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--no-gzip] [--drop-postgres]`
+ * `npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--light-scales M] [--no-gzip] [--drop-postgres]`
  *
  * Issue 29's measurements (docs/benchmarks.md "Exports"), in one run per store and scale, against
  * the built server (`npm run build` first) over the scale's data, imported once into --cache
@@ -11,7 +11,9 @@
  *    1,000 brands, 7,300,000 rows. Timed from the POST to the first `GET /exports/{id}` (polled
  *    every 200 ms) that says `succeeded`: rows ÷ seconds. The serving process's peak RSS (VmHWM,
  *    /proc) is read when the export has finished; each store and scale has a server of its own,
- *    started fresh, so the peak is the start-up's and this export's, nothing else's.
+ *    started fresh, so the peak is the start-up's and this export's, nothing else's. The job runs in
+ *    an export process, a child of the server: its peak (VmHWM) is sampled at every poll while it
+ *    lives, and the largest is reported beside the server's.
  * 2. **The hand-written pipeline, same rows.** `bash -o pipefail -c "DUMP | node
  *    bench/csv-to-parquet.mjs OUT COLUMNS"`, timed from spawn to exit, where DUMP is the store's
  *    own CSV dump of the same select (the same join to accounts for brand_id, the same period,
@@ -25,7 +27,7 @@
  *    types and the sums of views, followers, interactions and revenue must be equal.
  * 3. **Sizes.** The export's bytes (all its files) against the same dump gzipped (`gzip -c`, level 6;
  *    --no-gzip skips it: minutes at M, and the same bytes on either store).
- * 4. **Light requests during an M export** (M only): wrk (1 thread, 32 connections, 3 s warm-up,
+ * 4. **Light requests during an M export** (M only; --light-scales S,M for S too): wrk (1 thread, 32 connections, 3 s warm-up,
  *    then --wrk-seconds, default 10) of daily7 (`type=daily`, brand 1, the 7 days to 2026-10-31:
  *    the reference harness's request, answered from the report cache after its second asking) and
  *    daily7v (a random brand of the partner's and a random 7-day window of the last year on each
@@ -38,7 +40,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
@@ -51,19 +53,21 @@ import {
 } from './bench-served.js'
 import { positiveOption } from './support.js'
 
-const USAGE = 'usage: npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--no-gzip] [--drop-postgres]'
+const USAGE = 'usage: npm run bench:exports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--wrk-seconds N] [--light-scales M] [--no-gzip] [--drop-postgres]'
 const { values: args } = parseArgs({
   options: {
     scales: { type: 'string', default: 'S,M' },
     stores: { type: 'string', default: 'sqlite,postgres' },
     cache: { type: 'string', default: '/tmp/bench-2930' },
     'wrk-seconds': { type: 'string', default: '10' },
+    'light-scales': { type: 'string', default: 'M' },
     'drop-postgres': { type: 'boolean', default: false },
     'no-gzip': { type: 'boolean', default: false },
   },
 })
 const SCALE_LIST = args.scales.split(',') as Scale[]
 const STORE_LIST = args.stores.split(',') as BenchStore[]
+const LIGHT_SCALES = args['light-scales'].split(',') as Scale[]
 if (SCALE_LIST.some((scale) => SCALES[scale] === undefined) || STORE_LIST.some((store) => store !== 'sqlite' && store !== 'postgres')) {
   console.error(USAGE)
   process.exit(2)
@@ -126,6 +130,22 @@ async function waitJob (server: Server, token: string, id: string, done: (job: J
     await sleep(200)
   }
   throw new Error(`export ${id} did not finish within ${EXPORT_TIMEOUT_MS / 60_000} minutes`)
+}
+
+/** The largest peak RSS (VmHWM, MB) among the process's children now (the export processes); 0 if none. */
+function childrenPeakMb (pid: number): number {
+  let peak = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue
+      peak = Math.max(peak, memoryOf(Number(entry))?.peakMb ?? 0)
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return peak
 }
 
 // ---------------------------------------------------------------- the reference pipeline
@@ -238,7 +258,11 @@ async function measure (store: BenchStore, scale: Scale, dir: string): Promise<s
     log(`${store} ${scale}: exporting through POST /exports (server pid ${server.pid}, RSS ${idle?.rssMb ?? '?'} MB)`)
     const started = performance.now()
     const id = await createExport(server, token, scale)
-    const finished = await waitJob(server, token, id, (current) => current.status === 'succeeded')
+    let processPeak = 0
+    const finished = await waitJob(server, token, id, (current) => {
+      processPeak = Math.max(processPeak, childrenPeakMb(server.pid))
+      return current.status === 'succeeded'
+    })
     const exportSeconds = (performance.now() - started) / 1000
     const memory = memoryOf(server.pid)
     const rows = finished.progress.rows_written
@@ -261,15 +285,16 @@ async function measure (store: BenchStore, scale: Scale, dir: string): Promise<s
     const referenceRate = rows / reference.seconds
     lines.push(`| ${store} | ${scale} | ${rows.toLocaleString('en')} | ${exportSeconds.toFixed(1)} s, ${Math.round(exportRate).toLocaleString('en')} rows/s (${files.length} files) | ` +
       `${reference.seconds.toFixed(1)} s, ${Math.round(referenceRate).toLocaleString('en')} rows/s | **${(exportRate / referenceRate).toFixed(2)} ×** | ` +
-      `${memory?.peakMb ?? '?'} MB (idle ${idle?.rssMb ?? '?'} MB) | ${(exportBytes / 1048576).toFixed(1)} MB | ${(referenceBytes / 1048576).toFixed(1)} MB | ${(gzipBytes / 1048576).toFixed(1)} MB (${(exportBytes / gzipBytes).toFixed(2)} ×) | ${loadAverage()} |`)
+      `${memory?.peakMb ?? '?'} MB (idle ${idle?.rssMb ?? '?'} MB) | ${processPeak} MB | ${(exportBytes / 1048576).toFixed(1)} MB | ${(referenceBytes / 1048576).toFixed(1)} MB | ${(gzipBytes / 1048576).toFixed(1)} MB (${(exportBytes / gzipBytes).toFixed(2)} ×) | ${loadAverage()} |`)
     await call(server, token, 'DELETE', `/exports/${id}`)
 
-    if (scale === 'M') {
+    if (LIGHT_SCALES.includes(scale)) {
       log(`${store} ${scale}: daily7 without, during and after an export`)
       const script = variedScript(dir, SCALES[scale].brands)
       const before = await lightPair(server, token, script)
       const second = await createExport(server, token, scale)
       await waitJob(server, token, second, (current) => current.status === 'running' && current.progress.rows_written > 0)
+      log(`${store} ${scale}: the second export is writing; daily7 during it`)
       const during = await lightPair(server, token, script)
       const still = await job(server, token, second)
       const cancelled = await call(server, token, 'DELETE', `/exports/${second}`)
@@ -307,8 +332,8 @@ async function main (): Promise<void> {
     if (args['drop-postgres']) await dropPostgresStores(args.cache)
   }
   console.log(`\n### Exports (${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, load average at the end ${loadAverage()})\n`)
-  console.log('| store | scale | rows | POST /exports → succeeded | sqlite3/psql CSV → DuckDB Parquet | export ÷ reference | server peak RSS | export bytes | reference bytes | gzip CSV bytes (export ÷ gzip) | load |')
-  console.log('|---|---|---:|---|---|---:|---:|---:|---:|---|---|')
+  console.log('| store | scale | rows | POST /exports → succeeded | sqlite3/psql CSV → DuckDB Parquet | export ÷ reference | server peak RSS | export process peak RSS | export bytes | reference bytes | gzip CSV bytes (export ÷ gzip) | load |')
+  console.log('|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|')
   for (const line of results.filter((row) => / [SM] \| [\d,]+ \|/.test(row))) console.log(line)
   console.log('\n| store | request | without (before) req/s | during an M export | without (after) | during ÷ without | wrk errors | the export | load |')
   console.log('|---|---|---:|---:|---:|---:|---|---|---|')

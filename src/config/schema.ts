@@ -130,6 +130,8 @@ export const ConfigSchema = Type.Object({
     timeLimitSeconds: fromEnv(Type.Integer({ minimum: 1, maximum: 86_400, default: 3600 }), { env: 'EXPORT_TIME_LIMIT_SECONDS' }),
     /** DuckDB's memory for writing Parquet, MB (it spills to disk past it). */
     parquetMemoryMb: fromEnv(Type.Integer({ minimum: 16, maximum: 65_536, default: 128 }), { env: 'EXPORT_PARQUET_MEMORY_MB' }),
+    /** The nice value of each export process's threads (0: the serving process's priority). */
+    nice: fromEnv(Type.Integer({ minimum: 0, maximum: 19, default: 10 }), { env: 'EXPORT_NICE' }),
   }),
   /**
    * Worker processes `serve` runs on one port (docs/operations.md "Workers"): from WEB_CONCURRENCY

@@ -127,7 +127,7 @@ const PG_TIMESTAMPTZ = 1184
  * sums stay far below 2^53), dates as `YYYY-MM-DD` strings, timestamps as ISO-8601 UTC strings —
  * the same values better-sqlite3 returns for the same columns.
  */
-function pgTypes (): pg.CustomTypesConfig {
+export function pgTypes (): pg.CustomTypesConfig {
   return {
     getTypeParser: ((oid: number, format?: string) => {
       if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value)

@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
     })
 
     it('a job killed mid-write completes on another instance with the manifest\'s files and the store\'s rows', async (t) => {
-      const env = { DATABASE_URL: test.databaseUrl, EXPORT_DIR: dir, EXPORT_MAX_ROWS_PER_FILE: '25' }
+      const env = { DATABASE_URL: test.databaseUrl, EXPORT_DIR: dir, EXPORT_MAX_ROWS_PER_FILE: '25', EXPORT_NICE: '0' }
       const start = async (): Promise<BuiltServer> => {
         const server = await startBuiltServer(env)
         servers.push(server)

@@ -46,7 +46,7 @@ describe('two serve instances never run one export job at once (postgres)', () =
 
   it('each job is claimed and run by one instance exactly once, within the caps over both', async (t) => {
     // Many small Parquet files keep each job running a while, so the instances' claims overlap.
-    const env = { DATABASE_URL: test.databaseUrl, EXPORT_DIR: dir, EXPORT_MAX_ROWS_PER_FILE: '100', EXPORT_CONCURRENCY: '2', EXPORT_CONCURRENCY_PER_PARTNER: '1' }
+    const env = { DATABASE_URL: test.databaseUrl, EXPORT_DIR: dir, EXPORT_MAX_ROWS_PER_FILE: '100', EXPORT_CONCURRENCY: '2', EXPORT_CONCURRENCY_PER_PARTNER: '1', EXPORT_NICE: '0' }
     servers.push(await startBuiltServer(env), await startBuiltServer(env))
     // From the first job until every job has ended: never more than 2 running in all, nor 2 of one partner's.
     const sampling = { done: false }

@@ -19,7 +19,7 @@ export const TEST_EXPORT_DIR = join(tmpdir(), `pa-test-exports-${process.pid}`)
 
 /** The configuration tests start from: defaults of docs/configuration.md plus a fixed JWT secret and TEST_EXPORT_DIR. */
 export function testConfig (env: Record<string, string> = {}): ResolvedConfig {
-  return { ...loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, EXPORT_DIR: TEST_EXPORT_DIR, ...env }), jwtSecret: env.JWT_SECRET ?? TEST_JWT_SECRET }
+  return { ...loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, EXPORT_DIR: TEST_EXPORT_DIR, EXPORT_NICE: '0', ...env }), jwtSecret: env.JWT_SECRET ?? TEST_JWT_SECRET }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
 import type { Transaction } from 'kysely'
 import { formatUtcSeconds } from '../../domain/dates.js'
 import type { ExportRequest } from '../../domain/exports.js'
@@ -8,14 +9,17 @@ import {
   claimExportJob, findExpiredExportJobs, findExportJobById, finishExportJob, markExportExpired, recordExportSnapshot, releaseExportJob, renewExportLease, type ExportJobRow,
 } from '../../storage/exports/export-jobs.repository.js'
 import type { ExportFileStore } from '../../storage/exports/file-store.js'
-import type { ParquetEngine } from '../../storage/exports/file-writers.js'
-import { ExportFailure, runExport } from './run-export.js'
+import type { ParquetEngineOptions } from '../../storage/exports/file-writers.js'
+import { exportSourceOf, SnapshotUnsupportedError } from '../../storage/exports/snapshot.js'
+import { runExportProcess } from './export-process-runner.js'
+import { ExportFailure } from './run-export.js'
 
 /**
  * The export worker (docs/exports.md "Jobs"): wired once with the services, started by `serve`
  * and stopped with it, never from a route. It claims jobs from the database with a lease (the
  * claim applies EXPORT_CONCURRENCY over every instance and EXPORT_CONCURRENCY_PER_PARTNER), runs
- * each off the request path, renews the lease while it runs (a third of the lease at a time) and
+ * each in an export process of its own (export-process.ts: off the serving event loop, at a lower
+ * priority; its crash fails the job, not the server), renews the lease while it runs (a third of the lease at a time) and
  * stops the job as soon as a renewal finds it cancelled or claimed by another instance. A killed
  * instance's lease runs out and the job is claimed again and run from the start; a stopping one
  * gives its jobs back queued. Every minute it removes the files of jobs past their retention.
@@ -30,7 +34,10 @@ export interface ExportLog {
 export interface ExportWorkerOptions {
   store: Store
   files: ExportFileStore
-  parquet: ParquetEngine
+  /** DuckDB's settings in each export process; its temp directory gets a folder per job. */
+  parquet: ParquetEngineOptions
+  /** The nice value of the export processes' threads (10 by default; 0: none). */
+  nice?: number
   concurrency: number
   concurrencyPerPartner: number
   maxRowsPerFile: number
@@ -61,6 +68,8 @@ export interface ExportWorker {
   purgeExpired: () => Promise<number>
 }
 
+/** Export processes yield the CPU to the serving process (nice 10 of 19). */
+const DEFAULT_NICE = 10
 const SILENT: ExportLog = { info: () => {}, warn: () => {}, error: () => {} }
 const PURGE_EVERY_MS = 60_000
 
@@ -146,12 +155,21 @@ export function createExportWorker (options: ExportWorkerOptions): ExportWorker 
     })
     try {
       const request = JSON.parse(job.request) as ExportRequest
-      const result = await runExport({
-        store,
-        files: options.files,
-        parquet: options.parquet,
+      let source
+      try {
+        source = exportSourceOf(store)
+      } catch (error) {
+        if (error instanceof SnapshotUnsupportedError) throw new ExportFailure('STORE_UNSUPPORTED', error.message)
+        throw error
+      }
+      await options.files.removeAll(exportId)
+      const result = await runExportProcess({
+        source,
+        stagingDir: options.files.stagingDir,
         maxRowsPerFile: options.maxRowsPerFile,
         maxRows: options.maxRows,
+        parquet: { ...options.parquet, tempDirectory: join(options.parquet.tempDirectory, exportId) },
+        nice: options.nice ?? DEFAULT_NICE,
         signal: abort.signal,
         onSnapshot: async (snapshot) => {
           rowsEstimate = snapshot.rowsEstimate
@@ -159,6 +177,7 @@ export function createExportWorker (options: ExportWorkerOptions): ExportWorker 
           await renew()
         },
         onRows: (rows) => { rowsWritten = rows },
+        onFile: async (file, path) => { await options.files.put(`${exportId}/${file.name}`, path) },
       }, { exportId, userId: job.user_id, request })
       const finished = await store.db.transaction().execute(async (trx) => {
         if (!await finishExportJob(trx, exportId, token, { status: 'succeeded', ...times(), rowsWritten: result.rows, files: JSON.stringify(result.files) })) return false
@@ -171,7 +190,7 @@ export function createExportWorker (options: ExportWorkerOptions): ExportWorker 
         if (await stillOurs(exportId)) await options.files.removeAll(exportId).catch(() => {})
         return
       }
-      log.info({ export_id: exportId, rows: result.rows, files: result.files.length }, 'export succeeded')
+      log.info({ export_id: exportId, rows: result.rows, files: result.files.length, process_peak_rss_mb: result.peakRssMb }, 'export succeeded')
     } catch (error) {
       const reason = abort.signal.aborted ? abort.signal.reason as string : undefined
       if (reason === 'lost' || reason === 'stopping') {
@@ -244,7 +263,6 @@ export function createExportWorker (options: ExportWorkerOptions): ExportWorker 
       for (const job of jobs.values()) job.abort.abort('stopping')
       const all = Promise.all([...jobs.values()].map(async (job) => await job.done))
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs).unref())])
-      await options.parquet.close().catch(() => {})
       started = false
     },
     wake () {

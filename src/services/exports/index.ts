@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import type { ResolvedConfig } from '../../config/schema.js'
 import type { Store } from '../../storage/db.js'
 import { createLocalFileStore, createS3FileStore, type ExportFileStore } from '../../storage/exports/file-store.js'
-import { createParquetEngine } from '../../storage/exports/file-writers.js'
 import { createExportsService, type ExportsService } from './exports.service.js'
 import { exportCompletedNotifier, type ChangesCursorWriter } from './completed-event.js'
 import { createExportWorker, type ExportWorker } from './export-worker.js'
@@ -47,7 +46,8 @@ export function createExportsServices (deps: { config: ResolvedConfig, store: St
   const worker = createExportWorker({
     store,
     files,
-    parquet: createParquetEngine({ memoryLimit: `${settings.parquetMemoryMb}MB`, tempDirectory: join(files.stagingDir, 'duckdb') }),
+    parquet: { memoryLimit: `${settings.parquetMemoryMb}MB`, tempDirectory: join(files.stagingDir, 'duckdb'), threads: 1 },
+    nice: settings.nice,
     concurrency: settings.concurrency,
     concurrencyPerPartner: settings.concurrencyPerPartner,
     maxRowsPerFile: settings.maxRowsPerFile,

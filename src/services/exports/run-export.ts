@@ -5,19 +5,21 @@ import { formatUtcSeconds } from '../../domain/dates.js'
 import { datasetColumns, fileExtension, microsToDecimal, type ExportColumn, type ExportFile, type ExportRequest, type ExportRow } from '../../domain/exports.js'
 import { sortPlatforms, type PlatformCode } from '../../domain/platforms.js'
 import type { AnalyticsUpdatedData } from '../../domain/changes.js'
-import type { Store } from '../../storage/db.js'
+import { compilingDb } from '../../storage/exports/compiling-db.js'
 import {
-  accountCountQuery, accountRowsQuery, changedDailyRowsQuery, changedEventsQuery, dailyCountQuery, dailyRowsQuery, postCountQuery, postRowsQuery,
+  accountCountQuery, accountRowsQuery, changedDailyRowsQuery, dailyCopyStatement, changedEventsQuery, dailyCountQuery, dailyRowsQuery, postCountQuery, postRowsQuery,
   type ChangedAccount,
 } from '../../storage/exports/dataset-queries.js'
-import type { ExportFileStore } from '../../storage/exports/file-store.js'
 import { openFileWriter, type FileWriter, type ParquetEngine } from '../../storage/exports/file-writers.js'
-import { openSnapshot, SnapshotUnsupportedError, type ExportSnapshot } from '../../storage/exports/snapshot.js'
+import { openSnapshotAt, SnapshotUnsupportedError, type ExportSnapshot, type ExportSource } from '../../storage/exports/snapshot.js'
 
 /**
- * Runs one export job (docs/exports.md): opens one snapshot, reads the dataset's rows in batches,
- * writes them into files cut by month (daily, posts) or by EXPORT_MAX_ROWS_PER_FILE, and stores
- * each finished file. Memory holds one batch and one file's writer at a time, whatever the size.
+ * Runs one export job (docs/exports.md), in the job's export process (export-process.ts): opens
+ * one snapshot on a connection of its own, reads the dataset's rows in batches, writes them into
+ * files cut by month (daily, posts) or by EXPORT_MAX_ROWS_PER_FILE, and hands each finished file
+ * to `onFile`. A file is finished (Parquet: DuckDB's COPY, on DuckDB's thread) while the next
+ * one's rows are read and staged; one file at a time is finishing, so memory holds one batch, one
+ * file being written and one being finished, whatever the export's size.
  */
 
 /** A failure the job ends with, shown to the partner as the job's `error`. */
@@ -28,8 +30,9 @@ export class ExportFailure extends Error {
 }
 
 export interface RunContext {
-  store: Store
-  files: ExportFileStore
+  source: ExportSource
+  /** Local directory where files are written before `onFile` takes them. */
+  stagingDir: string
   parquet: ParquetEngine
   maxRowsPerFile: number
   maxRows: number
@@ -37,6 +40,8 @@ export interface RunContext {
   /** Called once the snapshot is open, before any row is read. */
   onSnapshot: (snapshot: { syncId: number, eventId: number, rowsEstimate: number }) => Promise<void>
   onRows: (rowsWritten: number) => void
+  /** A finished file on local disk under stagingDir, in order; the job ends once every call has settled. */
+  onFile: (file: ExportFile, path: string) => Promise<void>
 }
 
 export interface RunResult {
@@ -51,20 +56,21 @@ export const MAX_CHANGED_EVENTS = 20_000
 export async function runExport (ctx: RunContext, job: { exportId: string, userId: string, request: ExportRequest }): Promise<RunResult> {
   const { request } = job
   const columns = datasetColumns(request.dataset)
-  await ctx.files.removeAll(job.exportId)
-  await mkdir(ctx.files.stagingDir, { recursive: true })
+  await mkdir(ctx.stagingDir, { recursive: true })
   let snapshot: ExportSnapshot
   try {
-    snapshot = await openSnapshot(ctx.store)
+    snapshot = await openSnapshotAt(ctx.source)
   } catch (error) {
     if (error instanceof SnapshotUnsupportedError) throw new ExportFailure('STORE_UNSUPPORTED', error.message)
     throw error
   }
   const files: ExportFile[] = []
   let writer: { writer: FileWriter, name: string, rows: number } | undefined
+  // The file being finished while the next is written (at most one).
+  let finishing: Promise<void> = Promise.resolve()
   let total = 0
   try {
-    const db = ctx.store.db
+    const db = compilingDb(ctx.source.dialect)
     const incremental = request.changedAfterEvent !== undefined
     const countQuery = request.dataset === 'daily' ? dailyCountQuery(db, job.userId, request) : request.dataset === 'posts' ? postCountQuery(db, job.userId, request) : accountCountQuery(db, job.userId, request)
     const [counted] = incremental ? [undefined] : await snapshot.all<{ rows: number | string }>(countQuery)
@@ -80,21 +86,67 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
 
     const close = async (): Promise<void> => {
       if (writer === undefined) return
-      const done = await writer.writer.finish()
-      await ctx.files.put(`${job.exportId}/${writer.name}`, done.path)
-      files.push({ name: writer.name, rows: done.rows, bytes: done.bytes, sha256: done.sha256 })
+      const closing = writer
       writer = undefined
+      await finishing
+      finishing = (async () => {
+        const done = await closing.writer.finish()
+        const file = { name: closing.name, rows: done.rows, bytes: done.bytes, sha256: done.sha256 }
+        await ctx.onFile(file, done.path)
+        files.push(file)
+      })()
+      // Awaited by the next close or at the end; a failure meanwhile is reported there.
+      finishing.catch(() => {})
     }
     const open = async (partition: string): Promise<void> => {
       const part = (parts.get(partition) ?? 0) + 1
       parts.set(partition, part)
       const base = partition === '' ? request.dataset : `${request.dataset}-${partition}`
       const name = `${base}${part === 1 ? '' : `-${part}`}.${extension}`
-      const path = join(ctx.files.stagingDir, `${job.exportId}-${name}`)
+      const path = join(ctx.stagingDir, `${job.exportId}-${name}`)
       writer = { writer: await openFileWriter({ format: request.format, compression: request.compression, columns, path, parquet: ctx.parquet }), name, rows: 0 }
     }
     let current: string | undefined
-    for await (const raw of source) {
+    const copy = snapshot.copy
+    const literal = snapshot.literal
+    const copying = !incremental && request.dataset === 'daily' && request.format === 'parquet' && copy !== undefined && literal !== undefined
+    if (copying) {
+      // PostgreSQL, daily as Parquet: the server's own CSV (COPY) is the staging file's text, cut
+      // into files by the month of each line's date (its first 7 bytes), unconverted.
+      let leftover: Buffer | undefined
+      for await (const chunk of copy(dailyCopyStatement(db, job.userId, request, literal as (value: string) => string))) {
+        ctx.signal.throwIfAborted()
+        const data = leftover === undefined ? chunk : Buffer.concat([leftover, chunk])
+        const end = data.lastIndexOf(LF) + 1
+        leftover = end < data.length ? data.subarray(end) : undefined
+        let start = 0
+        while (start < end) {
+          const partition = data.toString('latin1', start, start + 7)
+          if (writer === undefined || partition !== current || writer.rows >= ctx.maxRowsPerFile) {
+            await close()
+            await open(partition)
+            current = partition
+          }
+          const open_ = writer as unknown as { writer: FileWriter, rows: number }
+          const room = ctx.maxRowsPerFile - open_.rows
+          let stop = start
+          let lines = 0
+          while (stop < end && lines < room && sameMonth(data, start, stop)) {
+            stop = data.indexOf(LF, stop) + 1
+            lines++
+          }
+          await (open_.writer.writeStaged as NonNullable<FileWriter['writeStaged']>)(data.subarray(start, stop), lines)
+          open_.rows += lines
+          total += lines
+          start = stop
+          if (total > ctx.maxRows) throw new ExportFailure('TOO_LARGE', `The export holds more than ${ctx.maxRows} rows (EXPORT_MAX_ROWS): narrow it by brand_id, platform or period`)
+        }
+        ctx.onRows(total)
+      }
+      if (leftover !== undefined) throw new Error('the store\'s CSV ended within a line')
+    }
+    // Every other export: rows read in batches, converted, written.
+    for await (const raw of copying ? [] : source) {
       ctx.signal.throwIfAborted()
       let start = 0
       const rows = raw.map(convert)
@@ -120,13 +172,23 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
     }
     ctx.signal.throwIfAborted()
     await close()
+    await finishing
     return { files, rows: total }
   } catch (error) {
     await (writer as { writer: FileWriter } | undefined)?.writer.abort().catch(() => {})
+    await finishing.catch(() => {})
     throw error
   } finally {
     await snapshot.close()
   }
+}
+
+const LF = 10
+
+/** Whether the lines at `a` and `b` start with the same 7 bytes (YYYY-MM). */
+function sameMonth (data: Buffer, a: number, b: number): boolean {
+  for (let index = 0; index < 7; index++) if (data[a + index] !== data[b + index]) return false
+  return true
 }
 
 /** daily/posts: one file per month (of the date, of the publication time); accounts: one. */
@@ -153,7 +215,7 @@ function converterOf (columns: readonly ExportColumn[]): (raw: unknown[]) => Exp
  * An incremental export's rows: the days that analytics.updated events after the cursor (through
  * the snapshot's last event) name, account by account, each account's days merged.
  */
-async function * changedDailyBatches (snapshot: ExportSnapshot, db: Store['db'], userId: string, request: ExportRequest): AsyncGenerator<unknown[][]> {
+async function * changedDailyBatches (snapshot: ExportSnapshot, db: ReturnType<typeof compilingDb>, userId: string, request: ExportRequest): AsyncGenerator<unknown[][]> {
   const events = await snapshot.all<{ event_id: number, data: string }>(
     changedEventsQuery(db, userId, request, request.changedAfterEvent ?? 0, snapshot.lastEventId, MAX_CHANGED_EVENTS + 1))
   if (events.length > MAX_CHANGED_EVENTS) {

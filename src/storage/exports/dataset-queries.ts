@@ -1,4 +1,4 @@
-import { type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
 import { addDays } from '../../domain/dates.js'
 import type { ExportRequest } from '../../domain/exports.js'
 import type { DAILY_COUNT_METRICS } from '../../domain/metrics.js'
@@ -50,6 +50,27 @@ export function dailyRowsQuery (db: Kysely<Database>, userId: string, request: E
     .select(['d.date', 'accounts.brand_id', 'd.platform', 'd.account_id', ...DAILY_METRIC_REFS])
     .orderBy('d.date').orderBy('accounts.brand_id').orderBy('d.platform').orderBy('d.account_id')
     .compile()
+}
+
+/**
+ * The same rows as dailyRowsQuery, as PostgreSQL's `COPY … TO STDOUT (FORMAT csv)` writes them for
+ * a Parquet file's staging CSV (file-writers.ts): revenue as its exact decimal (numeric(18,6)), the
+ * parameters written into the text (COPY takes none) by `literal`.
+ */
+export function dailyCopyStatement (db: Kysely<Database>, userId: string, request: ExportRequest, literal: (value: string) => string): string {
+  const metrics = DAILY_METRIC_REFS.map((ref) => ref === 'd.revenue_micros' ? sql<string>`(d.revenue_micros::numeric / 1000000)::numeric(18,6)`.as('revenue') : ref)
+  const query = dailyBase(db, userId, request)
+    .select(['d.date', 'accounts.brand_id', 'd.platform', 'd.account_id', ...metrics])
+    .orderBy('d.date').orderBy('accounts.brand_id').orderBy('d.platform').orderBy('d.account_id')
+    .compile()
+  const parameters = query.parameters
+  const text = query.sql.replace(/\$(\d+)/g, (_, index: string) => {
+    const value = parameters[Number(index) - 1]
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value)
+    if (typeof value === 'string') return literal(value)
+    throw new Error(`an export statement's parameter ${index} is neither an integer nor a text`)
+  })
+  return `copy (${text}) to stdout (format csv)`
 }
 
 export function dailyCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {

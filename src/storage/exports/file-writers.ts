@@ -1,20 +1,20 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { once } from 'node:events'
 import { pipeline } from 'node:stream/promises'
 import type { Writable } from 'node:stream'
 import { createGzip } from 'node:zlib'
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api'
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
 import type { ExportColumn, ExportCompression, ExportFormat, ExportRow } from '../../domain/exports.js'
 
 /**
  * Writers of one export file (docs/exports.md "Files"): rows in, a finished file on local disk
  * out, with its size and SHA-256. CSV (RFC 4180, a header line, an empty cell for NULL) and NDJSON
  * (one object per line, NULL as null, revenue as an exact decimal number) stream through gzip
- * when asked; Parquet is written by DuckDB from rows appended to a table of the file's own, so
- * a file's memory is bounded by EXPORT_MAX_ROWS_PER_FILE (and DuckDB's memory limit, past which it
- * spills to disk), never by the export's size.
+ * when asked; Parquet is written by DuckDB from the file's rows staged as CSV on local disk
+ * (createParquetEngine), so memory is bounded by DuckDB's memory limit (past which it spills to
+ * disk), never by the file's or the export's size.
  */
 
 export interface WrittenFile {
@@ -26,6 +26,11 @@ export interface WrittenFile {
 
 export interface FileWriter {
   write: (rows: readonly ExportRow[]) => Promise<void>
+  /**
+   * Parquet only: `rows` lines of staging CSV as they are (the store's own CSV of the file's
+   * columns: NULL an empty cell, a text quoted when needed, LF-terminated).
+   */
+  writeStaged?: (csv: Buffer, rows: number) => Promise<void>
   finish: () => Promise<WrittenFile>
   /** Drops what was written (the job stopped). */
   abort: () => Promise<void>
@@ -115,7 +120,7 @@ export interface ParquetEngine {
   close: () => Promise<void>
 }
 
-/** Texts appended as VARCHAR and cast when the file is written (dates, timestamps, exact decimals). */
+/** Texts staged as VARCHAR and cast when the file is written (dates, timestamps, exact decimals). */
 function stagedAsText (column: ExportColumn): boolean {
   return column.type !== 'BIGINT'
 }
@@ -128,61 +133,80 @@ function quoteLiteral (text: string): string {
   return `'${text.replaceAll('\'', '\'\'')}'`
 }
 
-export function createParquetEngine (options: { memoryLimit: string, tempDirectory: string }): ParquetEngine {
+/** A staging CSV cell: NULL is an empty cell, every text is quoted (so an empty text stays apart from NULL). */
+function stagingCell (value: string | number | null): string {
+  if (value === null) return ''
+  if (typeof value === 'number') return String(value)
+  return `"${value.includes('"') ? value.replaceAll('"', '""') : value}"`
+}
+
+export interface ParquetEngineOptions {
+  /** DuckDB's memory_limit (EXPORT_PARQUET_MEMORY_MB); past it DuckDB spills to tempDirectory. */
+  memoryLimit: string
+  tempDirectory: string
+  /** DuckDB's threads (1: the export process takes one core for DuckDB, one for reading). */
+  threads?: number
+}
+
+/**
+ * A file's rows are staged as CSV on local disk beside the file (`<file>.csv`, written as they
+ * arrive), and `finish` has DuckDB read that CSV with the column types given (no sniffing) and
+ * `COPY` it to Parquet: DuckDB parses and encodes on its own thread, so the caller may read and
+ * stage the next file's rows meanwhile (run-export.ts overlaps them, one file at a time).
+ */
+export function createParquetEngine (options: ParquetEngineOptions): ParquetEngine {
   let instance: Promise<DuckDBInstance> | undefined
   const instanceOf = async (): Promise<DuckDBInstance> => await (instance ??= DuckDBInstance.create(':memory:', {
     memory_limit: options.memoryLimit,
-    threads: '2',
+    threads: String(options.threads ?? 1),
     temp_directory: options.tempDirectory,
-    // Exports read nothing but what they append: no extension is ever loaded or fetched.
+    // Rows keep the order they were read in (sorted by the dataset's key).
+    preserve_insertion_order: 'true',
+    // Exports read nothing but their own staged files: no extension is ever loaded or fetched.
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
   }))
   return {
     open: async (columns, path, compression) => {
-      const connection: DuckDBConnection = await (await instanceOf()).connect()
-      const table = `rows_${randomUUID().replaceAll('-', '')}`
-      const definition = columns.map((column) => `${quoteIdentifier(column.name)} ${stagedAsText(column) ? 'VARCHAR' : 'BIGINT'}`).join(', ')
-      await connection.run(`create table ${table} (${definition})`)
-      let appender: DuckDBAppender | undefined = await connection.createAppender(table)
+      const staged = `${path}.csv`
+      const text = openStagingFile(staged)
       let rows = 0
-      const drop = async (): Promise<void> => {
-        appender?.closeSync()
-        appender = undefined
-        await connection.run(`drop table if exists ${table}`).catch(() => {})
-        connection.closeSync()
-      }
       return {
         write: async (batch) => {
-          const target = appender as DuckDBAppender
+          let chunk = ''
           for (const row of batch) {
-            for (let index = 0; index < columns.length; index++) {
-              const value = row[index] ?? null
-              if (value === null) target.appendNull()
-              else if (stagedAsText(columns[index] as ExportColumn)) target.appendVarchar(String(value))
-              else target.appendBigInt(BigInt(value))
-            }
-            target.endRow()
+            let line = stagingCell(row[0] ?? null)
+            for (let index = 1; index < columns.length; index++) line += `,${stagingCell(row[index] ?? null)}`
+            chunk += `${line}\n`
           }
           rows += batch.length
+          await text.put(chunk)
+        },
+        writeStaged: async (csv, lines) => {
+          rows += lines
+          await text.put(csv)
         },
         finish: async () => {
+          await text.end()
+          const connection: DuckDBConnection = await (await instanceOf()).connect()
           try {
-            appender?.flushSync()
-            appender?.closeSync()
-            appender = undefined
+            const types = columns.map((column) => `${quoteLiteral(column.name)}: '${stagedAsText(column) ? 'VARCHAR' : 'BIGINT'}'`).join(', ')
             const select = columns.map((column) => {
               const name = quoteIdentifier(column.name)
               return column.type === 'BIGINT' || column.type === 'VARCHAR' ? name : `cast(${name} as ${column.type}) as ${name}`
             }).join(', ')
-            await connection.run(`copy (select ${select} from ${table}) to ${quoteLiteral(path)} (format parquet, compression ${compression}, row_group_size 122880)`)
+            const read = `read_csv(${quoteLiteral(staged)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', ` +
+              `new_line = '\\n', allow_quoted_nulls = false, columns = {${types}})`
+            await connection.run(`copy (select ${select} from ${read}) to ${quoteLiteral(path)} (format parquet, compression ${compression}, row_group_size 122880)`)
           } finally {
-            await drop()
+            connection.closeSync()
+            await rm(staged, { force: true })
           }
           return { path, rows, ...await digestFile(path) }
         },
         abort: async () => {
-          await drop()
+          text.destroy()
+          await rm(staged, { force: true })
           await rm(path, { force: true })
         },
       }
@@ -193,5 +217,26 @@ export function createParquetEngine (options: { memoryLimit: string, tempDirecto
       instance = undefined
       opened.closeSync()
     },
+  }
+}
+
+/** A local file written in chunks, waiting for the stream to drain. */
+function openStagingFile (path: string): { put: (text: string | Buffer) => Promise<void>, end: () => Promise<void>, destroy: () => void } {
+  const file = createWriteStream(path)
+  const done = once(file, 'finish')
+  done.catch(() => {})
+  let failed: Error | undefined
+  file.on('error', (error) => { failed = error })
+  return {
+    put: async (text) => {
+      if (failed !== undefined) throw failed
+      if (!file.write(text)) await once(file, 'drain')
+    },
+    end: async () => {
+      if (failed !== undefined) throw failed
+      file.end()
+      await done
+    },
+    destroy: () => { file.destroy() },
   }
 }

@@ -1,8 +1,9 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import SqliteDatabase from 'better-sqlite3'
 import type { CompiledQuery } from 'kysely'
-import type pg from 'pg'
-import type { Store } from '../db.js'
+import pg from 'pg'
+import { to as copyTo } from 'pg-copy-streams'
+import { pgTypes, type Store } from '../db.js'
 
 /**
  * One consistent read of the whole store for an export (docs/exports.md "Consistency"): every
@@ -31,6 +32,10 @@ export interface ExportSnapshot {
   batches: (query: CompiledQuery, batchSize: number) => AsyncGenerator<unknown[][]>
   /** Runs a small statement, its rows as objects. */
   all: <T>(query: CompiledQuery) => Promise<T[]>
+  /** PostgreSQL only: runs a `COPY … TO STDOUT` statement in the snapshot, its output as it comes. */
+  copy?: (statement: string) => AsyncIterable<Buffer>
+  /** PostgreSQL only: a text as an SQL literal. */
+  literal?: (value: string) => string
   close: () => Promise<void>
 }
 
@@ -38,8 +43,38 @@ export interface ExportSnapshot {
 export class SnapshotUnsupportedError extends Error {}
 
 export async function openSnapshot (store: Store): Promise<ExportSnapshot> {
-  return store.dialect === 'sqlite' ? openSqliteSnapshot(store.sqlite) : await openPostgresSnapshot(store.pool)
+  return store.dialect === 'sqlite' ? openSqliteSnapshot(store.sqlite) : await openPostgresSnapshot(await store.pool.connect())
 }
+
+/**
+ * Where an export process (src/services/exports/export-process.ts) opens the store: plain data, so
+ * that it crosses to a child process. SQLite: the database file; PostgreSQL: the serving pool's
+ * connection string and its `options` (the search_path) without the serving pool's plan settings.
+ */
+export type ExportSource =
+  | { dialect: 'sqlite', file: string }
+  | { dialect: 'postgres', connectionString: string, options?: string }
+
+export function exportSourceOf (store: Store): ExportSource {
+  if (store.dialect === 'sqlite') {
+    if (store.sqlite.memory) throw new SnapshotUnsupportedError(IN_MEMORY)
+    return { dialect: 'sqlite', file: store.sqlite.name }
+  }
+  const config = (store.pool as unknown as { options: { connectionString?: string, options?: string } }).options
+  const options = (config.options ?? '').split(/\s+(?=-c)/).filter((part) => part.trim() !== '' && !part.includes('plan_cache_mode')).join(' ')
+  return { dialect: 'postgres', connectionString: config.connectionString ?? '', ...(options === '' ? {} : { options }) }
+}
+
+/** A snapshot on a connection of its own (the export process's): SQLite's read-only file, PostgreSQL's own client. */
+export async function openSnapshotAt (source: ExportSource): Promise<ExportSnapshot> {
+  if (source.dialect === 'sqlite') return openSqliteFile(source.file)
+  const client = new pg.Client({ connectionString: source.connectionString, types: pgTypes(), ...(source.options === undefined ? {} : { options: source.options }) })
+  client.on('error', () => {})
+  await client.connect()
+  return await openPostgresSnapshot(client, () => { client.end().catch(() => {}) })
+}
+
+const IN_MEMORY = 'exports need a database file: an in-memory SQLite database has no second connection to read a snapshot on'
 
 const CLOCK = 'select last_sync_id, last_event_id from change_clock where singleton = 1'
 
@@ -49,8 +84,12 @@ function clockOf (row: unknown): { syncId: number, lastEventId: number } {
 }
 
 function openSqliteSnapshot (serving: SqliteDatabase.Database): ExportSnapshot {
-  if (serving.memory) throw new SnapshotUnsupportedError('exports need a database file: an in-memory SQLite database has no second connection to read a snapshot on')
-  const sqlite = new SqliteDatabase(serving.name, { readonly: true, fileMustExist: true })
+  if (serving.memory) throw new SnapshotUnsupportedError(IN_MEMORY)
+  return openSqliteFile(serving.name)
+}
+
+function openSqliteFile (file: string): ExportSnapshot {
+  const sqlite = new SqliteDatabase(file, { readonly: true, fileMustExist: true })
   sqlite.pragma('busy_timeout = 5000')
   sqlite.exec('begin')
   // The first read fixes the snapshot.
@@ -81,8 +120,12 @@ function openSqliteSnapshot (serving: SqliteDatabase.Database): ExportSnapshot {
   }
 }
 
-async function openPostgresSnapshot (pool: pg.Pool): Promise<ExportSnapshot> {
-  const client = await pool.connect()
+/** `release`: gives the client back (a pool's) or ends it (its own); called with the error that made it unusable. */
+async function openPostgresSnapshot (client: pg.PoolClient | pg.Client, end?: () => void): Promise<ExportSnapshot> {
+  const release = (error?: Error): void => {
+    if (end !== undefined) end()
+    else (client as pg.PoolClient).release(error)
+  }
   let cursors = 0
   let closed = false
   try {
@@ -109,19 +152,26 @@ async function openPostgresSnapshot (pool: pg.Pool): Promise<ExportSnapshot> {
         }
       },
       all: async <T>(statement: CompiledQuery) => (await query({ text: statement.sql, values: statement.parameters as unknown[] })).rows as T[],
+      async * copy (statement) {
+        // Dates as YYYY-MM-DD whatever the server's DateStyle.
+        await client.query('set local datestyle = \'ISO, YMD\'')
+        const stream = client.query(copyTo(statement))
+        yield * stream as AsyncIterable<Buffer>
+      },
+      literal: (value) => client.escapeLiteral(value),
       close: async () => {
         if (closed) return
         closed = true
         try {
           await client.query('commit')
-          client.release()
+          release()
         } catch (error) {
-          client.release(error as Error)
+          release(error as Error)
         }
       },
     }
   } catch (error) {
-    client.release(error as Error)
+    release(error as Error)
     throw error
   }
 }

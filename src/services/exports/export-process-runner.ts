@@ -1,0 +1,112 @@
+import { fork } from 'node:child_process'
+import { readdir, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { ExportFile, ExportRequest } from '../../domain/exports.js'
+import type { ParquetEngineOptions } from '../../storage/exports/file-writers.js'
+import type { ExportSource } from '../../storage/exports/snapshot.js'
+import { withoutTsxLoaders } from '../../storage/read-pool/worker-loading.js'
+import type { ExportProcessMessage, ExportProcessStart } from './export-process.js'
+import { ExportFailure, type RunResult } from './run-export.js'
+
+/**
+ * Runs one export job in an export process of its own (export-process.ts) and waits for it: the
+ * serving process keeps only the job's bookkeeping — recording the snapshot, progress, storing each
+ * finished file (moved into EXPORT_DIR or uploaded to S3) while the process writes the next. The
+ * signal stops the process at once (SIGKILL: its snapshot's connection closes with it). A process
+ * that exits without reporting its result fails the job; its staged files are removed.
+ */
+
+export interface ProcessRunOptions {
+  source: ExportSource
+  stagingDir: string
+  maxRowsPerFile: number
+  maxRows: number
+  parquet: ParquetEngineOptions
+  nice: number
+  signal: AbortSignal
+  onSnapshot: (snapshot: { syncId: number, eventId: number, rowsEstimate: number }) => Promise<void>
+  onRows: (rowsWritten: number) => void
+  onFile: (file: ExportFile, path: string) => Promise<void>
+}
+
+/** The process's module and flags: its JavaScript when compiled, its TypeScript through tsx from the sources. */
+function processLoading (): { file: string, execArgv: string[] } {
+  const fromSources = import.meta.url.endsWith('.ts')
+  const file = fileURLToPath(new URL(`./export-process.${fromSources ? 'ts' : 'js'}`, import.meta.url))
+  if (!fromSources) return { file, execArgv: [...process.execArgv] }
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+  return { file, execArgv: [...withoutTsxLoaders(process.execArgv), '--import', tsx] }
+}
+
+/** Why a process ended without a result: its exit code or signal. */
+export class ExportProcessExit extends Error {}
+
+export async function runExportProcess (options: ProcessRunOptions, job: { exportId: string, userId: string, request: ExportRequest }): Promise<RunResult & { peakRssMb: number }> {
+  options.signal.throwIfAborted()
+  const { file, execArgv } = processLoading()
+  const child = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' })
+  let result: (RunResult & { peakRssMb: number }) | undefined
+  let failure: unknown
+  // Each finished file is stored in order, while the process goes on.
+  let storing: Promise<void> = Promise.resolve()
+  const fail = (error: unknown): void => {
+    failure ??= error
+    child.kill('SIGKILL')
+  }
+  const stop = (): void => { child.kill('SIGKILL') }
+  options.signal.addEventListener('abort', stop, { once: true })
+  child.on('message', (message: ExportProcessMessage) => {
+    if (message.type === 'snapshot') {
+      options.onSnapshot(message).then(() => { child.send({ type: 'go' }) }, fail)
+    } else if (message.type === 'rows') {
+      options.onRows(message.rows)
+    } else if (message.type === 'file') {
+      storing = storing.then(async () => { await options.onFile(message.file, message.path) })
+      storing.catch(fail)
+    } else if (message.type === 'done') {
+      result = { rows: message.rows, files: message.files, peakRssMb: message.peakRssMb }
+    } else {
+      failure ??= message.code === undefined ? new Error(message.message) : new ExportFailure(message.code, message.message)
+    }
+  })
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => { resolve({ code, signal }) })
+    child.on('error', (error) => {
+      failure ??= error
+      if (child.exitCode === null && child.signalCode === null && child.pid === undefined) resolve({ code: null, signal: null })
+    })
+  })
+  const start: ExportProcessStart = {
+    type: 'start',
+    job,
+    source: options.source,
+    stagingDir: options.stagingDir,
+    maxRowsPerFile: options.maxRowsPerFile,
+    maxRows: options.maxRows,
+    parquet: options.parquet,
+    nice: options.nice,
+  }
+  child.send(start)
+  try {
+    const { code, signal } = await exited
+    await storing.catch(() => {})
+    options.signal.throwIfAborted()
+    if (failure !== undefined) throw failure
+    if (result === undefined) throw new ExportProcessExit(`the export process exited with ${signal ?? `code ${String(code)}`} before it finished`)
+    return result
+  } catch (error) {
+    await removeStaged(options.stagingDir, job.exportId)
+    throw error
+  } finally {
+    options.signal.removeEventListener('abort', stop)
+    await rm(options.parquet.tempDirectory, { recursive: true, force: true }).catch(() => {})
+  }
+}
+
+/** The files a stopped process left in the staging directory (named `<export id>-…`). */
+async function removeStaged (dir: string, exportId: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[])
+  await Promise.all(names.filter((name) => name.startsWith(`${exportId}-`)).map(async (name) => { await rm(join(dir, name), { force: true }) }))
+}

@@ -1,0 +1,109 @@
+import { readdirSync } from 'node:fs'
+import { setPriority } from 'node:os'
+import type { ExportFile, ExportRequest } from '../../domain/exports.js'
+import { createParquetEngine, type ParquetEngineOptions } from '../../storage/exports/file-writers.js'
+import type { ExportSource } from '../../storage/exports/snapshot.js'
+import { ExportFailure, runExport } from './run-export.js'
+
+/**
+ * The export process: one child process per running export job (export-process-runner.ts starts
+ * it, docs/exports.md "Running"). It opens the job's snapshot on a connection of its own, reads
+ * and writes every file, and reports over the IPC channel; the serving process only records
+ * progress, stores the finished files and ends the job. Every thread of the process runs at a
+ * lower priority (`nice`), DuckDB's included, so that requests keep the CPU they need; a crash
+ * here fails the job, never the server. The process ends itself when its parent goes away.
+ */
+
+export interface ExportProcessStart {
+  type: 'start'
+  job: { exportId: string, userId: string, request: ExportRequest }
+  source: ExportSource
+  stagingDir: string
+  maxRowsPerFile: number
+  maxRows: number
+  parquet: ParquetEngineOptions
+  /** The nice value every thread of the process gets (0: none). */
+  nice: number
+}
+
+/** What the process tells its parent. */
+export type ExportProcessMessage =
+  | { type: 'snapshot', syncId: number, eventId: number, rowsEstimate: number }
+  | { type: 'rows', rows: number }
+  | { type: 'file', file: ExportFile, path: string }
+  | { type: 'done', rows: number, files: ExportFile[], peakRssMb: number }
+  | { type: 'failed', code?: string, message: string }
+
+/** What the parent tells the process: start, and go on once the snapshot is recorded. */
+export type ExportProcessCommand = ExportProcessStart | { type: 'go' }
+
+/** Lowers the priority of every thread the process has (Linux: nice is per thread; new threads inherit their creator's). */
+function lowerPriority (nice: number): void {
+  if (nice === 0) return
+  let threads: string[]
+  try {
+    threads = readdirSync('/proc/self/task')
+  } catch {
+    threads = [String(process.pid)]
+  }
+  for (const thread of threads) {
+    try {
+      setPriority(Number(thread), nice)
+    } catch {
+      // A thread that ended meanwhile, or a system without per-thread priorities.
+    }
+  }
+}
+
+async function send (message: ExportProcessMessage): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    process.send?.(message, undefined, {}, (error) => { if (error === null) resolve(); else reject(error) })
+  })
+}
+
+let go: (() => void) | undefined
+
+async function run (start: ExportProcessStart): Promise<void> {
+  lowerPriority(start.nice)
+  const parquet = createParquetEngine(start.parquet)
+  try {
+    let lastRows = -1
+    const result = await runExport({
+      source: start.source,
+      stagingDir: start.stagingDir,
+      parquet,
+      maxRowsPerFile: start.maxRowsPerFile,
+      maxRows: start.maxRows,
+      signal: new AbortController().signal,
+      onSnapshot: async (snapshot) => {
+        const recorded = new Promise<void>((resolve) => { go = resolve })
+        await send({ type: 'snapshot', ...snapshot })
+        await recorded
+        // Threads started while the snapshot opened (a connection's) get the same priority.
+        lowerPriority(start.nice)
+      },
+      onRows: (rows) => {
+        if (rows === lastRows) return
+        lastRows = rows
+        process.send?.({ type: 'rows', rows } satisfies ExportProcessMessage)
+      },
+      onFile: async (file, path) => { await send({ type: 'file', file, path }) },
+    }, start.job)
+    await send({ type: 'done', rows: result.rows, files: result.files, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })
+  } catch (error) {
+    const failure = error instanceof ExportFailure ? { code: error.code, message: error.message } : { message: error instanceof Error ? (error.stack ?? error.message) : String(error) }
+    await send({ type: 'failed', ...failure }).catch(() => {})
+  } finally {
+    await parquet.close().catch(() => {})
+  }
+}
+
+// The parent went away (it stopped, or was killed): nothing would store these files.
+process.on('disconnect', () => { process.exit(1) })
+process.on('message', (command: ExportProcessCommand) => {
+  if (command.type === 'go') {
+    go?.()
+    return
+  }
+  run(command).then(() => { process.exit(0) }, () => { process.exit(1) })
+})
