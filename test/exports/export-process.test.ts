@@ -14,7 +14,17 @@ import { DIALECTS } from '../helpers/stores.js'
  * the next job.
  */
 
+const QUIET = { info: () => {}, warn: () => {}, error: () => {} }
 const dataset = generateDataset({ seed: 4, start: '2024-01-01', days: 500 })
+
+/** The job's files in the staging folder (none while the folder does not exist yet). */
+function stagedOf (dir: string, id: string): string[] {
+  try {
+    return readdirSync(join(dir, '.staging')).filter((name) => name.startsWith(`${id}-`))
+  } catch {
+    return []
+  }
+}
 
 /** The export processes this test process started (their parent is us, their module export-process). */
 function exportProcesses (): number[] {
@@ -32,12 +42,12 @@ function exportProcesses (): number[] {
   return pids
 }
 
-async function waitFor<T> (what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T> (what: () => string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()
     if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`)
+    if (Date.now() > deadline) assert.fail(`${what()}: not within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -58,21 +68,25 @@ for (const dialect of DIALECTS) {
     after(async () => { await api.close() })
 
     it('fails its job INTERNAL, leaves no staged file, and the server runs the next job', async () => {
+      api.app.services.exports.worker.start(QUIET)
       const created = await postExport(api.app, api.auth, { dataset: 'daily', format: 'parquet' })
       assert.equal(created.status, 202)
       const id = created.body.id
-      const [pid] = await waitFor('the job\'s export process, with rows written', async () => {
+      let seen = ''
+      // Running, its process started and its first files staged.
+      const [pid] = await waitFor(() => `the job's export process writing files (last seen: ${seen})`, async () => {
         const job = await getJob(api.app, api.auth, id)
         const pids = exportProcesses()
-        return job.status === 'running' && job.progress.rows_written > 0 && pids.length === 1 ? pids : undefined
+        const staged = stagedOf(dir, id).length
+        seen = `${job.status}, ${pids.length} processes, ${staged} staged files, ${JSON.stringify(job.error)}`
+        return job.status === 'running' && pids.length === 1 && staged > 0 ? pids : undefined
       })
       process.kill(pid as number, 'SIGKILL')
 
       const failed = await waitForJob(api.app, api.auth, id, ['succeeded', 'failed', 'cancelled'], 60_000)
       assert.equal(failed.status, 'failed')
       assert.deepEqual(failed.error, { code: 'INTERNAL', message: 'The export failed on the server; create it again' })
-      const staged = readdirSync(join(dir, '.staging')).filter((name) => name.startsWith(`${id}-`))
-      assert.deepEqual(staged, [], 'no staged file of the job is left')
+      assert.deepEqual(stagedOf(dir, id), [], 'no staged file of the job is left')
       assert.deepEqual(exportProcesses(), [], 'no export process is left')
 
       const next = await postExport(api.app, api.auth, { dataset: 'accounts', format: 'csv' })
