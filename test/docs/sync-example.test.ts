@@ -38,7 +38,8 @@ async function bash (script: string, cwd: string, env: Record<string, string>): 
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const code = await exitOf(child, 180_000)
+  // A bound, not a timing: the walkthrough starts npm scripts and tsx, minutes on a machine held busy.
+  const code = await exitOf(child, 600_000)
   if (code === undefined) child.kill('SIGKILL')
   return { code: code ?? null, stdout, stderr }
 }
