@@ -1,5 +1,5 @@
 /**
- * `npm run bench:reports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--runs N] [--warmup N] [--drop-postgres]`
+ * `npm run bench:reports -- [--scales S,M] [--stores sqlite,postgres] [--questions week,top10,month] [--cache DIR] [--runs N] [--warmup N] [--drop-postgres]`
  *
  * Issue 30's measurements (docs/benchmarks.md "Reports: POST /reports against one SQL"): three
  * questions at scale S and M, each asked of the built server (`npm run build` first) through
@@ -8,11 +8,11 @@
  * database) — in the same run. The data is imported once into --cache (default /tmp/bench-2930;
  * bench/bench-served.ts); the partner is granted brands 1..100 and every question covers them:
  *
- *   week×platform  views, interactions, followers, engagement_rate by ISO week and platform, the
+ *   week×platform  (`--questions week`) views, interactions, followers, engagement_rate by ISO week and platform, the
  *                  year to 2026-10-31 (53 weeks × 9 platforms);
- *   top10          engagement_rate and interactions by account, 2026-07-01 … 2026-09-30, the 10
+ *   top10          (`top10`) engagement_rate and interactions by account, 2026-07-01 … 2026-09-30, the 10
  *                  accounts of highest engagement_rate;
- *   month-vs-year  views and followers by brand, October 2026 against October 2025
+ *   month-vs-year  (`month`) views and followers by brand, October 2026 against October 2025
  *                  (`comparison: "previous_year"`). At S the data starts 2025-11-01: October
  *                  2025 has no rows on either side (the service still reads and reports it).
  *
@@ -41,11 +41,12 @@ import {
 } from './bench-served.js'
 import { positiveOption } from './support.js'
 
-const USAGE = 'usage: npm run bench:reports -- [--scales S,M] [--stores sqlite,postgres] [--cache DIR] [--runs N] [--warmup N] [--drop-postgres]'
+const USAGE = 'usage: npm run bench:reports -- [--scales S,M] [--stores sqlite,postgres] [--questions week,top10,month] [--cache DIR] [--runs N] [--warmup N] [--drop-postgres]'
 const { values: args } = parseArgs({
   options: {
     scales: { type: 'string', default: 'S,M' },
     stores: { type: 'string', default: 'sqlite,postgres' },
+    questions: { type: 'string', default: 'week,top10,month' },
     cache: { type: 'string', default: '/tmp/bench-2930' },
     runs: { type: 'string', default: '30' },
     warmup: { type: 'string', default: '3' },
@@ -75,6 +76,8 @@ const MONTH = { since: '2026-10-01', until: '2026-10-31', thenSince: '2025-10-01
 interface Comparable { key: string, values: Record<string, number> }
 
 interface Question {
+  /** Its --questions name. */
+  id: string
   name: string
   body: Record<string, unknown>
   /** The peer's one statement (SQLite or PostgreSQL text), rows with a `key` column and numbers. */
@@ -110,6 +113,7 @@ function numbers (metrics: unknown, prefix = ''): Record<string, number> {
 
 const QUESTIONS: Question[] = [
   {
+    id: 'week',
     name: 'week×platform, 100 brands, a year',
     body: { metrics: ['views', 'interactions', 'followers', 'engagement_rate'], dimensions: ['week', 'platform'], ...YEAR, filters: { brand_id: BRANDS }, limit: 1000 },
     ordered: false,
@@ -126,6 +130,7 @@ const QUESTIONS: Question[] = [
     fromService: (rows) => rows.map((row) => ({ key: `${String(row.week)}|${String(row.platform)}`, values: numbers(row.metrics) })),
   },
   {
+    id: 'top10',
     name: 'top 10 accounts by engagement, a quarter',
     body: { metrics: ['engagement_rate', 'interactions'], dimensions: ['account'], ...QUARTER, filters: { brand_id: BRANDS }, order_by: [{ metric: 'engagement_rate', desc: true }], limit: 10 },
     ordered: true,
@@ -139,6 +144,7 @@ const QUESTIONS: Question[] = [
     fromService: (rows) => rows.map((row) => ({ key: `${String(row.platform)}|${String(row.account_id)}`, values: numbers(row.metrics) })),
   },
   {
+    id: 'month',
     name: 'month vs the month a year before, 100 brands',
     body: { metrics: ['views', 'followers'], dimensions: ['brand'], since: MONTH.since, until: MONTH.until, filters: { brand_id: BRANDS }, comparison: 'previous_year', limit: 100 },
     ordered: false,
@@ -160,6 +166,12 @@ const QUESTIONS: Question[] = [
     })),
   },
 ]
+
+const QUESTION_IDS = args.questions.split(',')
+if (QUESTION_IDS.some((id) => !QUESTIONS.some((question) => question.id === id))) {
+  console.error(USAGE)
+  process.exit(2)
+}
 
 // ---------------------------------------------------------------- the two ways of asking
 
@@ -249,7 +261,7 @@ async function measure (store: BenchStore, scale: Scale): Promise<string[]> {
   const lines: string[] = []
   try {
     const token = await login(server.base, keys)
-    for (const question of QUESTIONS) {
+    for (const question of QUESTIONS.filter((question) => QUESTION_IDS.includes(question.id))) {
       const sql = question.sql(store)
       let first: Timed
       try {
