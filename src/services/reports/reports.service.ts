@@ -1,6 +1,6 @@
 import { issue, validationError } from '../../domain/errors.js'
 import type { GroupFigures } from '../../domain/gaps/index.js'
-import type { MetricDefinition } from '../../domain/metric-catalog.js'
+import { metricDefinition, type MetricDefinition } from '../../domain/metric-catalog.js'
 import { periodDays, type Period } from '../../domain/period.js'
 import { PLATFORM_CODES, type PlatformCode } from '../../domain/platforms.js'
 import type { ReportResult, ReportRow, RowKeys } from '../../domain/report-result.js'
@@ -310,13 +310,15 @@ export function createReportsService (deps: { store: Store }): ReportsService {
     const inLane = heavy ? store.heavy.admit : async <T>(work: () => Promise<T>) => await work()
     const columns = columnsOfMetrics(request.metrics)
     const ruled = ruledMetricsOf(request.metrics)
+    // Each account-bucket's last followers are read only for a stock (the catalogue's kind).
+    const lastFollowers = request.metrics.some((metric) => metricDefinition(metric)?.kind === 'stock')
     return await inLane(async () => {
       const read = async (within: Period): Promise<PeriodRead> => {
         if (request.gaps === 'carry') {
           const days = empty ? { accounts: new Map(), rowsRead: 0 } : await readPeriodAccountDays(store, scope, within, ruled, heavy)
           return carriedRead(days, accounts, within, ruled)
         }
-        const rows = empty ? [] : await readRows<AccountBucketRow>(store, buildAccountBucketsQuery(store.db, { dialect: store.dialect, scope, period: within, dimension: time, columns }), heavy)
+        const rows = empty ? [] : await readRows<AccountBucketRow>(store, buildAccountBucketsQuery(store.db, { dialect: store.dialect, scope, period: within, dimension: time, columns, lastFollowers }), heavy)
         return summedRead(rows, accounts)
       }
       const here = await read(period)
