@@ -28,12 +28,14 @@ export interface BrowserSession {
   close: () => Promise<void>
 }
 
-export async function launchBrowser (width = 1440): Promise<BrowserSession> {
+/** `lang`: Chromium's UI language (`--lang`), which native date inputs follow, e.g. `en-US` (mm/dd/yyyy). */
+export async function launchBrowser (width = 1440, options: { lang?: string } = {}): Promise<BrowserSession> {
   const profile = mkdtempSync(join(tmpdir(), 'pa-chromium-'))
+  const lang = options.lang === undefined ? [] : [`--lang=${options.lang}`]
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...lang],
     viewport: { width, height: 900 },
     acceptDownloads: true,
     locale: 'en-US',
