@@ -154,7 +154,8 @@ for (const dialect of DIALECTS) {
         const [body = '', mac = ''] = cursor.split('.')
         const edited = Buffer.from(JSON.stringify([0, Number(JSON.parse(Buffer.from(body, 'base64url').toString())[1])])).toString('base64url')
         await invalid({ brand_id: '1,2', type: 'analytics.updated,posts.updated', cursor: `${edited}.${mac}` })
-        await invalid({ brand_id: '1,2', type: 'analytics.updated,posts.updated', cursor: `${body}.${mac.slice(0, -2)}AA` })
+        // Another signature: its first character changed (a signature may already end in "AA").
+        await invalid({ brand_id: '1,2', type: 'analytics.updated,posts.updated', cursor: `${body}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}` })
         await invalid({ cursor: 'garbage' })
         // Another partner's cursor, though its filters are the same.
         const otherPartner = await createPartner(api.test.store, { brandIds: GRANTED })
