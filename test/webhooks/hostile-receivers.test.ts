@@ -93,7 +93,7 @@ for (const dialect of DIALECTS) {
       const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/trickle`, events: ['brand.updated'] })
       api.app.services.webhooks.worker.start(QUIET)
       await record(api.test.store, [renamed(0)])
-      await waitFor('the delivery logged', async () => (await everyDelivery(api.auth, hook))[0]?.attempt_count === 1, 6000)
+      await waitFor('the delivery logged', async () => (await everyDelivery(api.auth, hook))[0]?.attempt_count === 1, 20_000)
       const [delivery] = await everyDelivery(api.auth, hook)
       assert.deepEqual([delivery?.status, delivery?.attempt_count, delivery?.attempts[0]?.http_status, delivery?.attempts[0]?.error], ['succeeded', 1, 200, null])
       // What came of the body within the 2 s limit (a byte or so), and nothing waited on past it.
