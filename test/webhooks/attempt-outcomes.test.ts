@@ -1,6 +1,7 @@
 import { after, before, beforeEach, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
+import { collectGarbage } from '../helpers/garbage.js'
 import { freePort, sleep, waitFor } from '../helpers/processes.js'
 import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
@@ -12,7 +13,8 @@ import { QUIET, createWebhook, deliveryLog, record } from './webhook-fixtures.js
  * What an attempt makes of an answer, on both stores: a redirect is a failure and is not
  * followed; a large body is read no further than 1 KB and its first 256 bytes kept; a refused
  * connection is named; an endpoint failing for 3 days is disabled with a reason the partner
- * reads; a stop of the worker gives cut attempts back rather than counting them.
+ * reads; a hanging endpoint times out at the limit, a garbage collection meanwhile or not; a stop
+ * of the worker gives cut attempts back rather than counting them.
  */
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '10m' }
@@ -38,8 +40,8 @@ for (const dialect of DIALECTS) {
     })
     beforeEach(() => { api.app.services.webhooks.worker.start(QUIET) })
 
-    const firstAttempt = async (webhookId: string) => {
-      await waitFor('an attempt', async () => ((await deliveryLog(api.app, api.auth, webhookId)).data[0]?.attempt_count ?? 0) >= 1, 3000)
+    const firstAttempt = async (webhookId: string, withinMs = 3000) => {
+      await waitFor('an attempt', async () => ((await deliveryLog(api.app, api.auth, webhookId)).data[0]?.attempt_count ?? 0) >= 1, withinMs)
       return (await deliveryLog(api.app, api.auth, webhookId)).data[0]
     }
 
@@ -111,6 +113,22 @@ for (const dialect of DIALECTS) {
       await waitFor('skipped', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'skipped', 2000)
       assert.equal((await deliveryLog(api.app, api.auth, hook.id)).data[0]?.skip_reason, 'event_expired')
       assert.equal(receiver.at('/late').length, 0)
+    })
+
+    it('times a hanging endpoint out at its limit even when the garbage collector runs meanwhile', async () => {
+      receiver.on('/hangs', { hang: true })
+      const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/hangs`, events: ['brand.updated'] })
+      await record(api.test.store, [renamed('Hangs')])
+      await waitFor('the attempt under way', () => receiver.at('/hangs').length === 1, 5000)
+      // A signal only the timer's weak reference holds would be collected here and never fire
+      // (the attempt then hung until the receiver let go: nodejs/node#57736).
+      collectGarbage()
+      await sleep(200)
+      collectGarbage()
+      // The limit is 2 s; the bound leaves room for a busy machine, not for a hang.
+      const delivery = await firstAttempt(hook.id, 20_000)
+      assert.deepEqual([delivery?.status, delivery?.attempts[0]?.http_status, delivery?.attempts[0]?.error], ['pending', null, 'timeout: no answer in time'])
+      assert.ok((delivery?.attempts[0]?.duration_ms ?? 0) >= 1900, String(delivery?.attempts[0]?.duration_ms))
     })
 
     it('on stop, cuts attempts under way and gives them back, due again at once, without counting an attempt', async () => {

@@ -9,6 +9,7 @@ import type { TransactionBatcher } from '../../storage/transaction-batcher.js'
 import type { ClaimedDelivery } from '../../storage/webhooks/delivery-queue.repository.js'
 import { clearFailing, noteFailure, postponeDelivery, recordAttempt, releaseDeliveries, skipDelivery, type AttemptRecord } from '../../storage/webhooks/delivery-queue.repository.js'
 import type { EventForDelivery } from '../../storage/webhooks/delivery-log.repository.js'
+import { attemptDeadline } from './attempt-deadline.js'
 import { postDelivery, type Agents, type SendOutcome } from './http-sender.js'
 import { LookupsBusy, type NameLookups } from './name-lookups.js'
 import { checkUrl, isRefusal, resolveTarget } from './target-policy.js'
@@ -102,8 +103,13 @@ export async function attemptDelivery (ctx: AttemptContext, endpoint: EndpointFo
     }
 
     const started = ctx.now()
-    const signal = AbortSignal.any([AbortSignal.timeout(ctx.timeoutMs), ctx.stopSignal])
-    const outcome = await send(ctx, endpoint, eventIdOf(delivery.eventId), body, signal)
+    const deadline = attemptDeadline(ctx.timeoutMs, ctx.stopSignal)
+    let outcome: Awaited<ReturnType<typeof send>>
+    try {
+      outcome = await send(ctx, endpoint, eventIdOf(delivery.eventId), body, deadline.signal)
+    } finally {
+      deadline.clear()
+    }
     if (outcome === 'lookups_busy') {
       // No slot to look the host up in time: the service was busy, not the endpoint at fault.
       // Not an attempt; due again a little later rather than at once.
