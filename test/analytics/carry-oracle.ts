@@ -76,6 +76,51 @@ export class CarryOracle {
     return value === null || value === undefined ? null : Number(value)
   }
 
+  /**
+   * The entries gaps=carry adds, in the report's order (newest first, then group id, then
+   * platform): per window (each day, each month inside the period, the period) and group, when
+   * an account of the group has the window's days inside its coverage and no account of the group
+   * has a row in the window. Each as its key fields: date or month, and brand_id, account_id or
+   * platform as the query groups.
+   */
+  carriedOnly (q: OracleQuery): Array<Record<string, unknown>> {
+    const order = ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi']
+    const byPlatform = q.split || q.platforms !== undefined
+    const brands = q.brandIds ?? this.accessible
+    const inScope = this.accounts.filter((a) => q.accountIds !== undefined
+      ? a.platform === q.platforms?.[0] && q.accountIds.includes(a.account_id) && brands.includes(a.brand_id)
+      : brands.includes(a.brand_id) && (q.platforms === undefined || q.platforms.includes(a.platform)))
+    const windows: Array<[string, string, Record<string, unknown>]> = []
+    if (q.type === 'agg') windows.push([q.since, q.until, {}])
+    else if (q.type === 'daily') for (let day = q.until; day >= q.since; day = addDays(day, -1)) windows.push([day, day, { date: day }])
+    else {
+      for (let month = q.until.slice(0, 7); month >= q.since.slice(0, 7); month = addDays(`${month}-01`, -1).slice(0, 7)) {
+        windows.push([`${month}-01` > q.since ? `${month}-01` : q.since, lastDayOfMonth(month) < q.until ? lastDayOfMonth(month) : q.until, { month }])
+      }
+    }
+    const groupOf = (a: Account): Record<string, unknown> => ({
+      ...(q.split ? {} : q.accountIds !== undefined ? { account_id: a.account_id } : { brand_id: a.brand_id }),
+      ...(byPlatform ? { platform: a.platform } : {}),
+    })
+    const found: Array<Record<string, unknown>> = []
+    for (const [from, to, bucket] of windows) {
+      const groups = new Map<string, { key: Record<string, unknown>, covered: boolean, rows: boolean }>()
+      for (const account of inScope) {
+        const key = { ...bucket, ...groupOf(account) }
+        const id = JSON.stringify(key)
+        const group = groups.get(id) ?? { key, covered: false, rows: false }
+        groups.set(id, group)
+        const coverage = this.coverage.get(`${account.platform}:${account.account_id}`)
+        if (coverage !== undefined && coverage.first <= to && coverage.last >= from) group.covered = true
+        for (let day = from; day <= to; day = addDays(day, 1)) if (this.row(account, day) !== undefined) group.rows = true
+      }
+      const added = [...groups.values()].filter((group) => group.covered && !group.rows).map((group) => group.key)
+      added.sort((a, b) => Number(a.brand_id ?? a.account_id ?? 0) - Number(b.brand_id ?? b.account_id ?? 0) || order.indexOf(String(a.platform)) - order.indexOf(String(b.platform)))
+      found.push(...added)
+    }
+    return found
+  }
+
   /** The fields gaps=carry computes for this entry, and with status its `gaps` member. */
   expected (q: OracleQuery, entry: Record<string, unknown>, withStatus: boolean): Record<string, unknown> {
     const [from, to] = this.window(q, entry)

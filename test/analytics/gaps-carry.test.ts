@@ -13,8 +13,10 @@ import { generatedQueries, queryOf } from './oracle-queries.js'
  * /analytics/?gaps=carry (docs/analytics.md "Missing data") against an independent model of the
  * gap rules, on random accounts with random missing days and missing metrics whose coverages
  * start and end on different days: every entry's stock and rates are the model's, everything
- * else is the entry served without `gaps` (the same entries, pages and cursors; flows never
- * invented), and with include=status each entry says which accounts were carried and missing.
+ * else is the entry served without `gaps` (the same pages and cursors; flows never invented);
+ * a group whose accounts all missed a window inside their coverage is an entry too (carried-only:
+ * its stock carried, its flows 0), exactly where the model says; and with include=status each
+ * entry says which accounts were carried and missing.
  */
 
 const DATASET = datasetWithCoverages()
@@ -37,6 +39,9 @@ const FIXED: OracleQuery[] = [
   { type: 'agg', since: '2026-02-03', until: '2026-02-20', brandIds: [2], platforms: ['ig', 'sc', 'li'], split: false },
   { type: 'agg', since: '2026-01-20', until: '2026-04-04', accountIds: [100, 101], platforms: ['ig'], split: false },
   { type: 'agg', since: '2026-03-01', until: '2026-03-31', split: true },
+  // One day per brand and platform, and one brand split by platform (the dashboard's Platforms view of a day): accounts alone missing it.
+  { type: 'agg', since: '2026-02-12', until: '2026-02-12', platforms: ['fb', 'ig', 'tk', 'yt', 'li', 'th', 'sc', 'da', 'pi'], split: false },
+  { type: 'agg', since: '2026-03-03', until: '2026-03-03', brandIds: [2], split: true },
 ]
 
 const generated = generatedQueries(ACCESSIBLE)
@@ -65,31 +70,52 @@ for (const dialect of DIALECTS) {
       return bodies
     }
 
-    /** Checks one query with and without status; returns the entries compared and how many had a carried stock. */
-    async function check (q: OracleQuery): Promise<[number, number]> {
+    /** An entry's key fields (its bucket and group), as the oracle's carriedOnly lists them. */
+    const keyOf = (entry: Record<string, unknown>): string => JSON.stringify(Object.fromEntries(['date', 'month', 'brand_id', 'account_id', 'platform'].filter((field) => field in entry).map((field) => [field, entry[field]])))
+
+    /** Checks one query with and without status; returns the entries compared, how many had a carried stock, and how many were carried-only. */
+    async function check (q: OracleQuery): Promise<[number, number, number]> {
       const zero = await pages(queryOf(q))
+      const carriedOnly = model.carriedOnly(q).map((key) => JSON.stringify(key))
       let entries = 0
       let carried = 0
+      let added = 0
       for (const withStatus of [false, true]) {
         const carry = await pages({ ...queryOf(q), gaps: 'carry', ...(withStatus ? { include: 'status' } : {}) })
         assert.equal(carry.length, zero.length, 'the same pages')
+        const seenAdded: string[] = []
         for (const [index, body] of carry.entries()) {
           const plain = zero[index] as Body
           assert.equal(body.next_cursor, plain.next_cursor, 'the same cursor')
-          assert.equal(body.data.length, plain.data.length, 'the same entries')
-          for (const [position, entry] of body.data.entries()) {
-            const expected = model.expected(q, entry, withStatus)
+          // The page's entries are the ones without gaps, in their order, with the carried-only ones among them.
+          const plainKeys = plain.data.map(keyOf)
+          const rowBacked = body.data.filter((entry) => plainKeys.includes(keyOf(entry)))
+          assert.deepEqual(rowBacked.map(keyOf), plainKeys, 'the same entries, in the same order')
+          for (const entry of body.data) {
             const label = `${JSON.stringify(q)} ${JSON.stringify(entry)}`
+            const expected = model.expected(q, entry, withStatus)
             for (const field of CARRIED) assert.equal(entry[field], expected[field], `${field}: ${label}`)
             if (withStatus) {
               assert.deepEqual(entry.gaps, expected.gaps, `gaps: ${label}`)
               assert.deepEqual(Object.keys(entry).slice(-5), [...STATUS, ...(q.type === 'monthly' ? ['account_days_expected', 'account_days_reported'] : []), 'gaps'].slice(-5))
               if ((entry.gaps as { followers: { carried: number } }).followers.carried > 0) carried++
             }
-            // Everything else (keys, flows, revenue, platform fields) is the entry served without gaps.
             const rest = Object.fromEntries(Object.entries(entry).filter(([field]) => !CARRIED.includes(field) && !STATUS.includes(field) && !field.startsWith('account_days_') && field !== 'gaps'))
-            const plainRest = Object.fromEntries(Object.entries(plain.data[position] as Record<string, unknown>).filter(([field]) => !CARRIED.includes(field)))
-            assert.deepEqual(rest, plainRest, label)
+            const position = plainKeys.indexOf(keyOf(entry))
+            if (position >= 0) {
+              // Everything else (keys, flows, revenue, platform fields) is the entry served without gaps.
+              const plainRest = Object.fromEntries(Object.entries(plain.data[position] as Record<string, unknown>).filter(([field]) => !CARRIED.includes(field)))
+              assert.deepEqual(rest, plainRest, label)
+            } else {
+              // A carried-only entry: no flow invented (0; agg revenue null), nothing reported.
+              seenAdded.push(keyOf(entry))
+              for (const [field, value] of Object.entries(rest)) {
+                if (['date', 'month', 'brand_id', 'account_id', 'platform', 'name', 'account_name', 'network_id', 'storage_avatar', 'permalink'].includes(field)) continue
+                assert.equal(value, field === 'revenue' && q.type === 'agg' ? null : 0, `${field} of a carried-only entry: ${label}`)
+              }
+              if (withStatus) assert.equal(entry.accounts_reported, 0, `nothing reported: ${label}`)
+              added++
+            }
             entries++
           }
           if (q.type === 'agg') {
@@ -99,20 +125,25 @@ for (const dialect of DIALECTS) {
             assert.equal(total.total.posts_per_day, body.data.reduce((sum, entry) => sum + Math.round(Number(entry.posts_per_day) * 100), 0) / 100)
           }
         }
+        // Exactly the model's carried-only entries, in the report's order.
+        assert.deepEqual(seenAdded, carriedOnly, `carried-only entries of ${JSON.stringify(q)}`)
       }
-      return [entries, carried]
+      return [entries, carried, added]
     }
 
     it('gives every entry the model\'s stocks and rates, and leaves everything else as without gaps (fixed queries)', async () => {
       let entries = 0
       let carried = 0
+      let added = 0
       for (const q of FIXED) {
-        const [compared, withCarry] = await check(q)
+        const [compared, withCarry, carriedOnly] = await check(q)
         entries += compared
         carried += withCarry
+        added += carriedOnly
       }
       assert.ok(entries > 300, `only ${entries} entries compared`)
       assert.ok(carried > 50, `only ${carried} entries with a carried stock`)
+      assert.ok(added > 10, `only ${added} carried-only entries (a group whose accounts all missed the window)`)
     })
 
     it('agrees with the model on generated queries', async () => {

@@ -1,6 +1,9 @@
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { datasetWithCoverages } from '../analytics/carry-dataset.js'
+import type { DemoOptions } from '../../src/services/demo/generator.js'
+import { demoSource } from '../../src/services/demo/source.js'
+import { importSources } from '../../src/services/import/import.service.js'
 import { insertDatasetAndReadModel, workedExampleDataset } from '../helpers/analytics-fixtures.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
 import { DIALECTS } from '../helpers/stores.js'
@@ -94,9 +97,38 @@ for (const dialect of DIALECTS) {
       const rows = await allRows(api, { metrics: ALL_METRICS, dimensions: ['date', 'brand'], ...period, gaps: 'carry', limit: 1000 })
       assertSameFigures(await allEntries(api, { type: 'daily', ...period, gaps: 'carry' }), rows, dateBrand)
       const zero = await allRows(api, { metrics: ALL_METRICS, dimensions: ['date', 'brand'], ...period, limit: 1000 })
-      assert.ok(differing(rows, zero, dateBrand, 'followers') > 20, 'followers carried on many brand-days')
-      assert.ok(differing(rows, zero, dateBrand, 'engagement_rate') > 20, 'rates over both parts on many brand-days')
-      assert.equal(differing(rows, zero, dateBrand, 'views'), 0, 'flows never invented')
+      // The rows of gaps zero are rows here; the others are carried-only: a brand-day inside an account's coverage that none of the brand's accounts reported.
+      const reportedKeys = new Set(zero.map(dateBrand))
+      const reported = rows.filter((row) => reportedKeys.has(dateBrand(row)))
+      const carriedOnly = rows.filter((row) => !reportedKeys.has(dateBrand(row)))
+      assert.equal(reported.length, zero.length, 'every row of gaps zero is a row of gaps carry')
+      assert.ok(carriedOnly.length > 0, 'a carried-only brand-day')
+      assert.ok(differing(reported, zero, dateBrand, 'followers') > 20, 'followers carried on many brand-days')
+      assert.ok(differing(reported, zero, dateBrand, 'engagement_rate') > 20, 'rates over both parts on many brand-days')
+      assert.equal(differing(reported, zero, dateBrand, 'views'), 0, 'flows never invented')
+      for (const row of carriedOnly) {
+        for (const flow of ['views', 'interactions', 'posts_count', 'new_followers', 'revenue', 'likes']) assert.equal(row.metrics[flow], 0, `${flow} of the carried-only row ${dateBrand(row)}`)
+      }
+      assert.ok(carriedOnly.every((row) => Number(row.metrics.followers) > 0), 'followers carried on carried-only rows')
+    })
+
+    it('a carried-only row says so in its status, as the analytics entry does, and is absent without gaps', async () => {
+      const body = { metrics: ['followers', 'views', 'engagement_rate'], dimensions: ['date', 'brand', 'platform'], ...period, include: ['status'], limit: 1000 }
+      const keyOf = (item: Record<string, unknown>): string => `${dateBrand(item)}|${String(item.platform)}`
+      const carry = await allRows(api, { ...body, gaps: 'carry' })
+      const zero = new Set((await allRows(api, body)).map(keyOf))
+      const carriedOnly = carry.filter((row) => !zero.has(keyOf(row)))
+      assert.ok(carriedOnly.length > 5, `only ${carriedOnly.length} carried-only rows`)
+      const entries = new Map((await allEntries(api, { type: 'daily', ...period, platform: 'fb,ig,tk,yt,li,th,sc,da,pi', gaps: 'carry', include: 'status' })).map((entry) => [keyOf(entry), entry]))
+      for (const row of carriedOnly) {
+        const entry = entries.get(keyOf(row))
+        assert.ok(entry !== undefined, `the analytics entry of the carried-only row ${keyOf(row)}`)
+        assert.equal(row.accounts_reported, 0, `nothing reported on ${keyOf(row)}`)
+        assert.equal(entry.accounts_reported, 0, `the entry reports nothing on ${keyOf(row)}`)
+        assert.ok(Number(row.accounts_expected) > 0, `an account in coverage on ${keyOf(row)}`)
+        assert.ok(Number(row.metrics.followers) > 0, `followers carried on ${keyOf(row)}`)
+        assert.deepEqual(row.metrics, { followers: entry.followers, views: 0, engagement_rate: entry.engagement_rate }, keyOf(row))
+      }
     })
 
     it('[date, brand, platform] and [date, account] equal type=daily&gaps=carry with platforms and accounts', async () => {
@@ -178,6 +210,37 @@ for (const dialect of DIALECTS) {
       const refusedGet = await api.app.inject({ method: 'GET', url: '/reports?metrics=views&gaps=fill', headers: api.auth })
       assert.equal(refusedGet.statusCode, 422)
       assert.deepEqual(refusedGet.json().detail.map((item: { loc: unknown[] }) => item.loc), [['query', 'gaps']])
+    })
+  })
+
+  describe(`POST /reports with gaps carry on the demo data of issue 28 (${dialect})`, () => {
+    // The demo as the issue saw it: brand 4's Facebook account, alone of its platform, has no row for 2026-11-04.
+    const DEMO: DemoOptions = { brands: 8, days: 400, seed: 42, until: '2026-11-24', asOf: '2026-11-24T18:00:00Z' }
+    let api: PartnerApi
+    before(async () => {
+      api = await openPartnerApi(dialect, { seed: async (t) => { await importSources(t.store, [demoSource(DEMO)]) }, brandIds: [4] })
+    })
+    after(async () => { await api.close() })
+
+    it('gives brand 4\'s Facebook on 2026-11-04 a carried-only row, equal to the analytics entry, and none without gaps', async () => {
+      const asked = { metrics: ['followers', 'views', 'interactions', 'engagement_rate'], dimensions: ['date', 'platform'], since: '2026-11-03', until: '2026-11-05', include: ['status'] }
+      const zero = await report(api, asked)
+      assert.equal(zero.status, 200, zero.text)
+      const zeroDays = (zero.body.rows as Row[]).filter((row) => row.platform === 'fb').map((row) => row.date)
+      assert.deepEqual(zeroDays, ['2026-11-03', '2026-11-05'], 'without gaps, no Facebook row on 2026-11-04')
+      const carry = await report(api, { ...asked, gaps: 'carry' })
+      assert.equal(carry.status, 200, carry.text)
+      const fb = (carry.body.rows as Row[]).filter((row) => row.platform === 'fb')
+      assert.deepEqual(fb.map((row) => row.date), ['2026-11-03', '2026-11-04', '2026-11-05'])
+      const day = fb[1] as Row
+      const entries = await allEntries(api, { type: 'daily', since: '2026-11-04', until: '2026-11-04', platform: 'fb', gaps: 'carry', include: 'status' })
+      assert.equal(entries.length, 1, 'the analytics carried-only entry')
+      const entry = entries[0] as Record<string, unknown>
+      assert.ok(Number(entry.followers) > 1_000_000, `followers carried: ${String(entry.followers)}`)
+      assert.deepEqual({ ...day.metrics, accounts_expected: day.accounts_expected, accounts_reported: day.accounts_reported },
+        { followers: entry.followers, views: 0, interactions: 0, engagement_rate: entry.engagement_rate, accounts_expected: 1, accounts_reported: 0 })
+      // Carried from the day before: the account's followers of 2026-11-03.
+      assert.equal(day.metrics.followers, (fb[0] as Row).metrics.followers)
     })
   })
 

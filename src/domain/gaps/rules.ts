@@ -63,6 +63,17 @@ export function denominatorOf (metric: MetricDefinition, platform: PlatformCode)
   return ratio.denominatorByPlatform?.[platform] ?? ratio.denominator
 }
 
+/**
+ * Which entries gaps=carry has (docs/analytics.md "Missing data"): a group has one over a window
+ * (a day, a week, a month inside the period, the period) when one of its accounts' coverage meets
+ * the window, whether or not an account-day of the group was reported there. One where none was
+ * is a carried-only entry: its stocks carried, its flows and rates those of nothing reported.
+ * GET /analytics/?gaps=carry and POST /reports with gaps carry both ask this, so their rows agree.
+ */
+export function carriesOver (coverage: DateRange | undefined, window: DateRange): boolean {
+  return coverage !== undefined && coveredSpan(window, coverage.since, coverage.until) !== undefined
+}
+
 /** The gap rules for one account over one window (a day, a month inside the period, the period). */
 export function accountWindow (account: AccountDays, window: DateRange, metrics: readonly MetricDefinition[] = COMPUTED): AccountWindow {
   const span = coveredSpan(window, account.coverage?.since ?? null, account.coverage?.until ?? null)

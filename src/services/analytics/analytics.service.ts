@@ -6,7 +6,7 @@ import { createReportReader, type RenderedRow, type ReportReader } from '../../s
 import { findBrandNames } from '../../storage/repositories/account-lookup.repository.js'
 import { computeAggregates } from './aggregates.js'
 import { entryJson, toEntry, type EntryInput } from './entries.js'
-import { carriedEntry, entryGaps, readCarriedFigures } from './carry.js'
+import { carriedEntry, entryGaps, mergeByKey, nothingReported, readCarriedFigures, readCarriedOnlyKeys, type CarriedOnlyInput } from './carry.js'
 import { readDataThrough, readEntryStatuses } from './entry-status.js'
 import { createReportCache, type ReportCache } from './report-cache.js'
 
@@ -77,6 +77,18 @@ export function createAnalyticsService (deps: { store: Store, cache?: ReportCach
     })
   }
 
+  /**
+   * gaps=carry: the entries rows make, with the carried-only entries among them in the report's
+   * order (carry.ts), each shaped from a row of nothing reported; their keys in the same order.
+   */
+  async function withCarriedOnly (store: Store, request: AnalyticsRequest, scope: Scope, grouping: Omit<Grouping, 'bucket'>, page: Pick<CarriedOnlyInput, 'keys' | 'after' | 'next' | 'heavy'>, entries: Entry[]): Promise<{ keys: EntryKey[], entries: Entry[] }> {
+    const extra = await readCarriedOnlyKeys(store, { report: request.type, scope, grouping, period: request.period, ...page })
+    if (extra.length === 0) return { keys: [...page.keys], entries }
+    const shaped = await entriesOf(store, extra.map(nothingReported), request, scope, grouping)
+    const merged = mergeByKey(page.keys.map((key, index) => ({ key, item: entries[index] as Entry })), extra.map((key, index) => ({ key, item: shaped[index] as Entry })))
+    return { keys: merged.map((one) => ({ bucket: one.key.bucket, group_id: one.key.group_id, platform_rank: one.key.platform_rank })), entries: merged.map((one) => one.item) }
+  }
+
   async function report (store: Store, scope: Scope, request: AnalyticsRequest): Promise<AnalyticsReport> {
     const reader = readerOf(store)
     const grouping = groupingOf(request, scope)
@@ -87,15 +99,17 @@ export function createAnalyticsService (deps: { store: Store, cache?: ReportCach
 
     if (request.type === 'daily') {
       const page = empty ? { rows: [], next: undefined } : await reader.dailyPage(scope, grouping, request.period, request.after)
-      let entriesJson = page.rendered ?? (await entriesOf(store, page.rows, request, scope, grouping)).map(entryJson)
-      const keys = page.renderedKeys ?? page.rows
-      // A page is at most 20 entries: its status is a light read, whatever the period.
-      let statuses = await statusesOf(store, request, scope, grouping, keys, false)
-      if (request.gaps === 'carry') {
-        const entries = entriesJson.map((json) => JSON.parse(json) as Entry)
-        statuses = await carried(store, request, scope, grouping, keys, false, entries, statuses)
-        entriesJson = entries.map(entryJson)
+      const entriesJson = page.rendered ?? (await entriesOf(store, page.rows, request, scope, grouping)).map(entryJson)
+      let keys: readonly EntryKey[] = page.renderedKeys ?? page.rows
+      if (request.gaps === 'carry' && !empty) {
+        const all = await withCarriedOnly(store, request, scope, grouping, { keys, after: request.after, next: page.next, heavy: false }, entriesJson.map((json) => JSON.parse(json) as Entry))
+        keys = all.keys
+        // A page is its 20 entries with rows and the carried-only ones among them: its status is a light read, whatever the period.
+        const statuses = await carried(store, request, scope, grouping, keys, false, all.entries, await statusesOf(store, request, scope, grouping, keys, false))
+        return { ...base, type: 'daily', entriesJson: all.entries.map(entryJson), next: page.next, statuses }
       }
+      // A page is at most 20 entries: its status is a light read, whatever the period.
+      const statuses = await statusesOf(store, request, scope, grouping, keys, false)
       return { ...base, type: 'daily', entriesJson, next: page.next, statuses }
     }
     // A heavy report is read and shaped inside the heavy lane, so at most a few are shaped at once.
@@ -104,20 +118,21 @@ export function createAnalyticsService (deps: { store: Store, cache?: ReportCach
     if (request.type === 'monthly') {
       return await inLane(async () => {
         const rows = empty ? [] : await reader.monthly(scope, grouping, request.period)
-        let entriesJson = await monthlyEntriesJson(store, rows, request, scope, grouping)
-        let statuses = await statusesOf(store, request, scope, grouping, rows, heavy)
-        if (request.gaps === 'carry') {
-          const entries = entriesJson.map((json) => JSON.parse(json) as Entry)
-          statuses = await carried(store, request, scope, grouping, rows, heavy, entries, statuses)
-          entriesJson = entries.map(entryJson)
+        const entriesJson = await monthlyEntriesJson(store, rows, request, scope, grouping)
+        if (request.gaps === 'carry' && !empty) {
+          const all = await withCarriedOnly(store, request, scope, grouping, { keys: rows, heavy }, entriesJson.map((json) => JSON.parse(json) as Entry))
+          const statuses = await carried(store, request, scope, grouping, all.keys, heavy, all.entries, await statusesOf(store, request, scope, grouping, all.keys, heavy))
+          return { ...base, type: 'monthly' as const, entriesJson: all.entries.map(entryJson), statuses }
         }
-        return { ...base, type: 'monthly' as const, entriesJson, statuses }
+        return { ...base, type: 'monthly' as const, entriesJson, statuses: await statusesOf(store, request, scope, grouping, rows, heavy) }
       })
     }
     return await inLane(async () => {
       const rows = empty ? [] : await reader.agg(scope, grouping, request.period)
-      const entries = await entriesOf(store, rows, request, scope, grouping)
-      const statuses = await carried(store, request, scope, grouping, rows, heavy, entries, await statusesOf(store, request, scope, grouping, rows, heavy))
+      let entries = await entriesOf(store, rows, request, scope, grouping)
+      let keys: readonly EntryKey[] = rows
+      if (request.gaps === 'carry' && !empty) ({ keys, entries } = await withCarriedOnly(store, request, scope, grouping, { keys: rows, heavy }, entries))
+      const statuses = await carried(store, request, scope, grouping, keys, heavy, entries, await statusesOf(store, request, scope, grouping, keys, heavy))
       return { ...base, type: 'agg' as const, entries, aggregates: computeAggregates(entries), statuses }
     })
   }

@@ -1,5 +1,5 @@
 import { issue, validationError } from '../../domain/errors.js'
-import type { GroupFigures } from '../../domain/gaps/index.js'
+import { carriesOver, type GroupFigures } from '../../domain/gaps/index.js'
 import { metricDefinition, type MetricDefinition } from '../../domain/metric-catalog.js'
 import { periodDays, type Period } from '../../domain/period.js'
 import { PLATFORM_CODES, type PlatformCode } from '../../domain/platforms.js'
@@ -77,8 +77,9 @@ function summedRead (rows: readonly AccountBucketRow[], accounts: ReadonlyMap<st
 
 /**
  * gaps=carry: each account's window over each bucket by the gap rules, combined per group. A group
- * exists where one of its accounts reported a day of the bucket (as with gaps=zero); its figures
- * are every account of the group whose coverage meets the bucket (a stock carried for one that did not report).
+ * exists where one of its accounts' coverage meets the bucket (carriesOver, the rule
+ * /analytics/?gaps=carry's entries follow): with no account-day reported there it is a carried-only
+ * row (stocks carried, flows 0). Its figures are every such account's (a stock carried for one that did not report).
  */
 function carriedRead (read: PeriodAccountDays, accounts: ReadonlyMap<string, Account>, period: Period, ruled: readonly MetricDefinition[]): PeriodRead {
   return {
@@ -90,8 +91,7 @@ function carriedRead (read: PeriodAccountDays, accounts: ReadonlyMap<string, Acc
         if (account === undefined) continue
         const scopeKey = scopeKeyOf(dimensions, account)
         for (const bucket of buckets) {
-          const coverage = days.coverage
-          if (coverage === undefined || bucket.to < coverage.since || bucket.from > coverage.until) continue
+          if (!carriesOver(days.coverage, { since: bucket.from, until: bucket.to })) continue
           const key = `${bucket.position}|${scopeKey}`
           let group = byKey.get(key)
           if (group === undefined) byKey.set(key, group = { keys: keysOf(dimensions, account, bucket), bucket, platform: hasPlatform ? account.platform : undefined, windows: new GroupWindows() })
@@ -100,7 +100,6 @@ function carriedRead (read: PeriodAccountDays, accounts: ReadonlyMap<string, Acc
       }
       const groups = new Map<string, Group>()
       for (const [key, { keys, bucket, platform, windows }] of byKey) {
-        if (windows.daysReported === 0) continue
         groups.set(key, { key, keys, bucket, platform, basis: { kind: 'carry', figures: windows.figures(ruled), daysReported: windows.daysReported } })
       }
       return groups
