@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
@@ -8,9 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
+import { docExample } from '../helpers/doc-examples.js'
 import { exportDir, storeDailyRows } from '../helpers/exports.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
-import { exitOf } from '../helpers/processes.js'
+import { runBash } from '../helpers/processes.js'
 import { DIALECTS } from '../helpers/stores.js'
 
 /**
@@ -24,25 +24,6 @@ import { DIALECTS } from '../helpers/stores.js'
 
 const README = join(fileURLToPath(new URL('../../', import.meta.url)), 'README.md')
 const dataset = generateDataset({ seed: 11, start: '2026-01-01', days: 70 })
-
-function walkthroughBlock (): string {
-  const match = /<!-- example: readme-walkthrough -->\n```sh\n([\s\S]*?)\n```\n/.exec(readFileSync(README, 'utf8'))
-  if (match === null) throw new Error('README.md has no block after <!-- example: readme-walkthrough -->')
-  return match[1] as string
-}
-
-interface Run { code: number | null | undefined, stdout: string, stderr: string }
-
-async function bash (script: string, cwd: string, env: Record<string, string>): Promise<Run> {
-  const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const code = await exitOf(child, 240_000)
-  if (code === undefined) child.kill('SIGKILL')
-  return { code, stdout, stderr }
-}
 
 interface ManifestFile { name: string, rows: number, bytes: number, sha256: string }
 
@@ -70,13 +51,14 @@ for (const dialect of DIALECTS) {
     })
 
     it('logs in, reads, and downloads exactly the export manifest\'s files with brand 1\'s rows', async () => {
-      const run = await bash(walkthroughBlock(), folder, {
+      const env = {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: folder,
         PA_BASE_URL: baseUrl,
         PA_API_CLIENT_KEY: api.partner.clientKey,
         PA_API_SECRET_KEY: api.partner.secretKey,
-      })
+      }
+      const run = await runBash(docExample(README, 'readme-walkthrough'), { cwd: folder, env, boundMs: 240_000 })
       assert.equal(run.code, 0, `the walkthrough failed: ${run.stderr}\n${run.stdout.slice(-2000)}`)
       assert.match(run.stdout, /"brands":\[/, `step 2 printed no brands: ${run.stdout.slice(0, 500)}`)
 

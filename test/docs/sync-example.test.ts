@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { addDays, utcToday } from '../../src/domain/dates.js'
 import { createStore } from '../../src/storage/db.js'
-import { exitOf, freePort, waitFor } from '../helpers/processes.js'
+import { docExample } from '../helpers/doc-examples.js'
+import { exitOf, freePort, runBash, waitFor } from '../helpers/processes.js'
 
 /**
  * docs/client.md "Keeping a copy in sync", run as a reader runs it: `npm start` on the embedded
@@ -21,28 +22,8 @@ import { exitOf, freePort, waitFor } from '../helpers/processes.js'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const CLIENT_DOC = join(REPO, 'docs/client.md')
-
-/** The fenced block right after `<!-- example: NAME …-->`. */
-function exampleBlock (name: string): string {
-  const markdown = readFileSync(CLIENT_DOC, 'utf8')
-  const match = new RegExp(`<!-- example: ${name.replace('.', '\\.')}[^>]*-->\\n\`\`\`\\w+\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(markdown)
-  if (match === null) throw new Error(`docs/client.md has no example block ${name}`)
-  return match[1] as string
-}
-
-interface Run { code: number | null, stdout: string, stderr: string }
-
-async function bash (script: string, cwd: string, env: Record<string, string>): Promise<Run> {
-  const child = spawn('bash', ['-e', '-c', script], { cwd, env })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  // A bound, not a timing: the walkthrough starts npm scripts and tsx, minutes on a machine held busy.
-  const code = await exitOf(child, 600_000)
-  if (code === undefined) child.kill('SIGKILL')
-  return { code: code ?? null, stdout, stderr }
-}
+// A bound, not a timing: the walkthrough starts npm scripts and tsx, minutes on a machine held busy.
+const WALKTHROUGH_BOUND_MS = 600_000
 
 describe('docs/client.md: the sync recipe and its walkthrough against npm start', () => {
   let dir: string
@@ -65,7 +46,7 @@ describe('docs/client.md: the sync recipe and its walkthrough against npm start'
       },
     }))
     symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'))
-    writeFileSync(join(dir, 'sync.ts'), exampleBlock('sync.ts') + '\n')
+    writeFileSync(join(dir, 'sync.ts'), docExample(CLIENT_DOC, 'sync.ts') + '\n')
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir }
     // `npm start`, on its own port; its own process group, so that the whole tree stops at the end.
     server = spawn('npm', ['start'], { cwd: dir, env: { ...base, PORT: String(await freePort()) }, detached: true })
@@ -85,7 +66,7 @@ describe('docs/client.md: the sync recipe and its walkthrough against npm start'
   })
 
   it('runs the walkthrough as written and prints what the document shows', async () => {
-    const run = await bash(exampleBlock('walkthrough'), dir, env)
+    const run = await runBash(docExample(CLIENT_DOC, 'walkthrough'), { cwd: dir, env, boundMs: WALKTHROUGH_BOUND_MS })
     assert.equal(run.code, 0, run.stderr)
     const lines = (run.stdout + run.stderr).split('\n').filter((line) => !line.startsWith('npm warn'))
     const expected = [
@@ -120,10 +101,10 @@ describe('docs/client.md: the sync recipe and its walkthrough against npm start'
       await store.destroy()
     }
     writeFileSync(join(dir, 'change.csv'), `platform,account_id,date,views,followers\n${account.platform},${account.account_id},${day},987654321,1234\n`)
-    const imported = await bash('npm run --silent cli -- import change.csv', dir, env)
+    const imported = await runBash('npm run --silent cli -- import change.csv', { cwd: dir, env, boundMs: WALKTHROUGH_BOUND_MS })
     assert.equal(imported.code, 0, imported.stderr)
     const before = JSON.parse(readFileSync(join(dir, 'sync-state/brand-4.json'), 'utf8')) as Record<string, { views: number }>
-    const run = await bash('npx tsx sync.ts', dir, env)
+    const run = await runBash('npx tsx sync.ts', { cwd: dir, env, boundMs: WALKTHROUGH_BOUND_MS })
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, new RegExp(`^evt_\\d+ analytics\\.updated: brand 4, re-read ${day} to ${day} \\(1 day\\)\\nup to date\\n$`))
     const after = JSON.parse(readFileSync(join(dir, 'sync-state/brand-4.json'), 'utf8')) as Record<string, { views: number }>

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -14,7 +13,8 @@ import type { ExportManifest } from '../../src/http/schemas/exports.schemas.js'
 import { generateDataset, insertDatasetAndReadModel } from '../helpers/analytics-fixtures.js'
 import { download, exportDir, getManifest, postExport, storeDailyRows, waitForJob, type PlainRow } from '../helpers/exports.js'
 import { openPartnerApi, type PartnerApi } from '../helpers/partner-api.js'
-import { exitOf } from '../helpers/processes.js'
+import { docExample } from '../helpers/doc-examples.js'
+import { runBash } from '../helpers/processes.js'
 import { createSchema, dropSchema, TEST_POSTGRES_URL } from '../helpers/stores.js'
 
 /**
@@ -36,21 +36,9 @@ const IMPORT = [
   '{"kind":"daily","platform":"fb","account_id":100,"date":"2026-03-20","views":5,"followers":77}',
 ].join('\n') + '\n'
 
-/** The fenced block right after `<!-- example: NAME -->` in docs/exports.md. */
-function exampleBlock (name: string): string {
-  const match = new RegExp(`<!-- example: ${name} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(readFileSync(DOC, 'utf8'))
-  if (match === null) throw new Error(`docs/exports.md has no example block ${name}`)
-  return match[1] as string
-}
-
 async function bash (script: string, cwd: string, env: Record<string, string>): Promise<void> {
-  const child = spawn('bash', ['-e', '-c', script], { cwd, env: { PATH: process.env.PATH ?? '', ...env } })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  const code = await exitOf(child, 120_000)
-  if (code === undefined) child.kill('SIGKILL')
-  assert.equal(code, 0, `the snippet failed: ${output}`)
+  const run = await runBash(script, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, boundMs: 120_000 })
+  assert.equal(run.code, 0, `the snippet failed: ${run.stdout}${run.stderr}`)
 }
 
 /** A warehouse row as plain values: numbers (BIGINT and DECIMAL arrive as text or numbers) as numbers. */
@@ -137,15 +125,15 @@ describe('docs/exports.md: the warehouse loop runs as written (postgres store)',
     assert.ok(parquet.files.length > 1 && csv.files.length === parquet.files.length, 'a file per month')
 
     // The page's CREATE TABLE has the manifest's columns, in order, with the documented types.
-    const created = /CREATE TABLE daily \(([\s\S]*?), PRIMARY KEY/.exec(exampleBlock('postgres-load'))?.[1] ?? ''
+    const created = /CREATE TABLE daily \(([\s\S]*?), PRIMARY KEY/.exec(docExample(DOC, 'postgres-load'))?.[1] ?? ''
     const documented = created.split(/,(?![^(]*\))/).map((column) => column.trim().split(/\s+/))
     const types: Record<string, string> = { DATE: 'date', BIGINT: 'bigint', VARCHAR: 'text', 'DECIMAL(18,6)': 'numeric(18,6)' }
     assert.deepEqual(documented.map(([name, type]) => `${name} ${type}`), csv.schema.columns.map((column) => `${column.name} ${types[column.type] ?? column.type}`))
 
     // libpq reads %20 as a space in the URL's options, never '+'.
     const env = { WAREHOUSE_URL: warehouse.databaseUrl.replaceAll('+', '%20') }
-    await runDuck(exampleBlock('duckdb-load'))
-    await bash(exampleBlock('postgres-load'), work, env)
+    await runDuck(docExample(DOC, 'duckdb-load'))
+    await bash(docExample(DOC, 'postgres-load'), work, env)
     const before = await storeDailyRows(api.test.store, { brandIds: BRANDS })
     assert.equal(before.length, parquet.rows)
     assert.deepEqual(await duckRows(), before, 'DuckDB holds the store\'s rows')
@@ -159,8 +147,8 @@ describe('docs/exports.md: the warehouse loop runs as written (postgres store)',
     assert.deepEqual(nightlyCsv.files.map((file) => file.name), ['daily-changes.csv'])
     assert.ok(nightlyParquet.rows >= 2 && nightlyParquet.rows < parquet.rows, 'only the changed rows')
 
-    await runDuck(exampleBlock('duckdb-merge'))
-    await bash(exampleBlock('postgres-merge'), work, env)
+    await runDuck(docExample(DOC, 'duckdb-merge'))
+    await bash(docExample(DOC, 'postgres-merge'), work, env)
     const current = await storeDailyRows(api.test.store, { brandIds: BRANDS })
     assert.equal(current.length, before.length + 1, 'the new day')
     const restated = current.find((row) => row.platform === 'fb' && row.account_id === 100 && row.date === '2026-01-05')

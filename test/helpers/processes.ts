@@ -59,6 +59,25 @@ export async function exitOf (child: ChildProcess, timeoutMs: number): Promise<n
   })
 }
 
+/** What a shell script printed and how it ended (code undefined: killed at its bound). */
+export interface ScriptRun { code: number | null | undefined, stdout: string, stderr: string }
+
+/**
+ * Runs a script as a reader pastes it, with `bash -e -o pipefail` (it stops at the first command
+ * that fails), in `cwd` with exactly `env`; killed after `boundMs` — a bound, not a timing: the
+ * scripts start npm and tsx, minutes on a machine held busy.
+ */
+export async function runBash (script: string, options: { cwd: string, env: Record<string, string>, boundMs: number }): Promise<ScriptRun> {
+  const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: options.cwd, env: options.env })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const code = await exitOf(child, options.boundMs)
+  if (code === undefined) child.kill('SIGKILL')
+  return { code, stdout, stderr }
+}
+
 export interface PrivateRedis {
   url: string
   /** SIGSTOP: connections stay open, nothing is answered. */
