@@ -5,7 +5,7 @@ import { roundedRatio } from '../../src/domain/rounding.js'
 import { combinedEngagementRate, roundedRatio6 } from '../../web/src/model/engagement.js'
 import { DEFAULT_FILTERS, formatFilters, parseFilters, periodOf } from '../../web/src/model/filters.js'
 import { describeChange, formatInteger, formatRatioAsPercent, formatUpTo2 } from '../../web/src/model/format.js'
-import { daysInPeriod, monthsOf, presetPeriod, previousPeriod } from '../../web/src/model/period.js'
+import { dateFieldProblem, daysInPeriod, monthsOf, presetPeriod, previousPeriod } from '../../web/src/model/period.js'
 import { analyticsExportArgs, analyticsScope, postsExportArgs, postsQuery, seriesQuery } from '../../web/src/model/queries.js'
 import { buildSeries } from '../../web/src/model/series.js'
 
@@ -59,6 +59,17 @@ describe('dashboard periods', () => {
 
   it('lists the months a period touches', () => {
     assert.deepEqual(monthsOf({ since: '2025-11-15', until: '2026-02-01' }), ['2025-11', '2025-12', '2026-01', '2026-02'])
+  })
+
+  it('takes a typed date only as a real YYYY-MM-DD on or before the last day with data', () => {
+    assert.equal(dateFieldProblem('2026-11-24', '2026-11-24'), undefined)
+    assert.equal(dateFieldProblem('2024-02-29', '2026-11-24'), undefined)
+    assert.equal(dateFieldProblem('2027-01-01', null), undefined, 'no last day known: no bound')
+    for (const text of ['11/24/2026', '24.11.2026', '2026-11-4', '2026-02-29', '2026-13-01', '2026-11-24 ', '0000-01-01']) {
+      assert.equal(dateFieldProblem(text, '2026-11-24'), `"${text}" is not a date: write it as YYYY-MM-DD, e.g. 2026-11-24.`, text)
+    }
+    assert.equal(dateFieldProblem('', null), 'Enter a date as YYYY-MM-DD, e.g. 2026-01-31.')
+    assert.equal(dateFieldProblem('2026-11-25', '2026-11-24'), 'The data goes through 2026-11-24: choose a day on or before it.')
   })
 })
 

@@ -1,3 +1,5 @@
+import { isCalendarDate } from '../../../src/domain/dates.js'
+
 /**
  * Periods as UTC calendar dates (the API's dates are UTC, docs/api-reference.md "Basics"). Presets end today,
  * inclusive, because the API has data up to today; the previous period is the same number of
@@ -34,6 +36,20 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/
 
 export function isDateText (value: string): boolean {
   return DATE.test(value)
+}
+
+/**
+ * Why a date typed into a date field is refused, or undefined when it is taken: text that is not a
+ * real calendar date written YYYY-MM-DD (2026-02-30, 11/04/2026, 2026-1-4), or a day after
+ * `lastDay`, the last day with data (null: no bound). The form checks its fields with this before
+ * asking anything, so a typo never becomes a request.
+ */
+export function dateFieldProblem (text: string, lastDay: string | null): string | undefined {
+  const example = lastDay ?? '2026-01-31'
+  if (text === '') return `Enter a date as YYYY-MM-DD, e.g. ${example}.`
+  if (!isCalendarDate(text)) return `"${text}" is not a date: write it as YYYY-MM-DD, e.g. ${example}.`
+  if (lastDay !== null && text > lastDay) return `The data goes through ${lastDay}: choose a day on or before it.`
+  return undefined
 }
 
 export function todayUtc (now: Date = new Date()): string {

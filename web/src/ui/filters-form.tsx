@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Brand } from '../../../packages/client/src/types.js'
 import { periodOf, type Filters } from '../model/filters.js'
-import { periodTooLong, PRESET_LABELS, PRESETS, type Preset } from '../model/period.js'
+import { dateFieldProblem, periodTooLong, PRESET_LABELS, PRESETS, type Preset } from '../model/period.js'
 import { PLATFORM_NAMES, PLATFORMS, type Platform } from '../model/platforms.js'
+import { IsoDateInput } from './iso-date-input.js'
 
 /** The layout's breakpoint (styles.css): filters beside the content from here up. */
 const WIDE = '(min-width: 60em)'
@@ -13,14 +14,18 @@ const WIDE = '(min-width: 60em)'
  * accessible brand, or every platform summed into one figure (no platform parameter).
  */
 /**
- * `today`: the day presets end on (the last day with data); `lastDay`: where the date inputs stop
- * (null: no data, or not known yet).
+ * `today`: the day presets end on (the last day with data); `lastDay`: where the date fields stop
+ * (null: no data, or not known yet). The date fields take ISO text (ui/iso-date-input.tsx); each
+ * shows its own problem once left or once the form is submitted, and the form asks nothing while
+ * either has one.
  */
 export function FiltersForm ({ filters, brands, today, lastDay, onApply }: { filters: Filters, brands: Brand[], today: string, lastDay: string | null, onApply: (filters: Filters) => void }) {
   const [draft, setDraft] = useState(filters)
   const [dateError, setDateError] = useState('')
+  // Which date fields show their problem: each once left, both once the form is submitted.
+  const [checked, setChecked] = useState({ since: false, until: false })
   // A new URL (Back, a tab link) resets what is being edited.
-  useEffect(() => { setDraft(filters); setDateError('') }, [filters])
+  useEffect(() => { setDraft(filters); setDateError(''); setChecked({ since: false, until: false }) }, [filters])
   // Open beside the figures on a wide screen, folded above them on a narrow one; crossing the
   // breakpoint (a rotated tablet, a resized window) folds or unfolds it again.
   const [open, setOpen] = useState(() => window.matchMedia(WIDE).matches)
@@ -43,17 +48,23 @@ export function FiltersForm ({ filters, brands, today, lastDay, onApply }: { fil
   }
   const submit = (event: Event) => {
     event.preventDefault()
-    if (draft.period === 'custom' && (draft.since === '' || draft.until === '' || draft.since > draft.until)) {
+    if (draft.period === 'custom') {
+      setChecked({ since: true, until: true })
+      // Each field says what is wrong with it; the first one takes the focus.
+      const wrong = (['since', 'until'] as const).find((field) => dateFieldProblem(draft[field], lastDay) !== undefined)
+      if (wrong !== undefined) {
+        setDateError('')
+        document.getElementById(wrong)?.focus()
+        return
+      }
+    }
+    if (draft.period === 'custom' && draft.since > draft.until) {
       setDateError('Choose a first day on or before the last day.')
       return
     }
     const tooLong = draft.period === 'custom' ? periodTooLong(draft) : undefined
     if (tooLong !== undefined) {
       setDateError(`${tooLong}: choose a shorter period.`)
-      return
-    }
-    if (draft.period === 'custom' && lastDay !== null && draft.until > lastDay) {
-      setDateError(`The data goes through ${lastDay}: choose a last day on or before it.`)
       return
     }
     setDateError('')
@@ -97,11 +108,22 @@ export function FiltersForm ({ filters, brands, today, lastDay, onApply }: { fil
             <option value='custom'>Custom dates</option>
           </select>
           <div class='dates'>
-            <label for='since'>From</label>
-            <input id='since' name='since' type='date' value={shown.since} max={lastDay ?? undefined} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, since: event.currentTarget.value })} />
-            <label for='until'>To</label>
-            <input id='until' name='until' type='date' value={shown.until} max={lastDay ?? undefined} disabled={draft.period !== 'custom'} aria-describedby='date-error' onChange={(event) => setDraft({ ...draft, until: event.currentTarget.value })} />
+            {(['since', 'until'] as const).map((field) => (
+              <IsoDateInput
+                key={field}
+                id={field}
+                label={field === 'since' ? 'From' : 'To'}
+                value={shown[field]}
+                max={lastDay}
+                disabled={draft.period !== 'custom'}
+                showProblem={checked[field]}
+                describedBy={lastDay === null ? ['date-format', 'date-error'] : ['date-format', 'last-day', 'date-error']}
+                onInput={(value) => setDraft({ ...draft, [field]: value })}
+                onLeave={() => setChecked((state) => ({ ...state, [field]: true }))}
+              />
+            ))}
           </div>
+          <p class='hint' id='date-format'>Dates as YYYY-MM-DD (UTC).</p>
           {lastDay !== null && <p class='hint' id='last-day' data-last-day={lastDay}>Data goes through {lastDay}.</p>}
           <p id='date-error' class='field-error' role={dateError === '' ? undefined : 'alert'}>{dateError}</p>
         </fieldset>

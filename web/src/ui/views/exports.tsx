@@ -5,6 +5,8 @@ import {
   DATASET_LABELS, DATASETS, describeJob, describeProgress, exportBody, formatBytes, FORMAT_LABELS, FORMATS, isUnderway,
   type Dataset, type ExportForm, type ExportFormat,
 } from '../../model/exports.js'
+import { dateFieldProblem } from '../../model/period.js'
+import { IsoDateInput } from '../iso-date-input.js'
 import { Loading, ProblemNotice } from '../notices.js'
 import { useSession } from '../session-context.js'
 import type { ViewProps } from '../view-props.js'
@@ -30,6 +32,8 @@ export function ExportsView ({ period, revision, lastDay }: ViewProps & { lastDa
   const [problem, setProblem] = useState<Problem | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  // Which date fields show their problem (ui/iso-date-input.tsx): each once left, both once submitted.
+  const [checked, setChecked] = useState({ since: false, until: false })
 
   const fail = (error: unknown): void => {
     const found = describeProblem(error)
@@ -75,6 +79,14 @@ export function ExportsView ({ period, revision, lastDay }: ViewProps & { lastDa
     event.preventDefault()
     setProblem(null)
     setNotice(null)
+    if (form.range === 'period') {
+      setChecked({ since: true, until: true })
+      const wrong = (['since', 'until'] as const).find((part) => dateFieldProblem(form.period[part], lastDay) !== undefined)
+      if (wrong !== undefined) {
+        document.getElementById(`export-${wrong}`)?.focus()
+        return
+      }
+    }
     setBusy(true)
     try {
       const job = await session.client.createExport(exportBody(form))
@@ -151,10 +163,20 @@ export function ExportsView ({ period, revision, lastDay }: ViewProps & { lastDa
         <fieldset class='export-range'>
           <legend>Period</legend>
           <label><input type='radio' name='export-range' value='period' checked={form.range === 'period'} onChange={() => setForm({ ...form, range: 'period' })} /> From – to</label>
-          <label for='export-since' class='visually-hidden'>First day</label>
-          <input id='export-since' type='date' value={form.period.since} max={lastDay ?? undefined} disabled={form.range !== 'period'} onChange={(event) => setPeriod('since', event.currentTarget.value)} />
-          <label for='export-until' class='visually-hidden'>Last day</label>
-          <input id='export-until' type='date' value={form.period.until} max={lastDay ?? undefined} disabled={form.range !== 'period'} onChange={(event) => setPeriod('until', event.currentTarget.value)} />
+          {(['since', 'until'] as const).map((part) => (
+            <IsoDateInput
+              key={part}
+              id={`export-${part}`}
+              label={part === 'since' ? 'First day' : 'Last day'}
+              labelClass='visually-hidden'
+              value={form.period[part]}
+              max={lastDay}
+              disabled={form.range !== 'period'}
+              showProblem={checked[part]}
+              onInput={(value) => setPeriod(part, value)}
+              onLeave={() => setChecked((state) => ({ ...state, [part]: true }))}
+            />
+          ))}
           <label><input type='radio' name='export-range' value='history' checked={form.range === 'history'} onChange={() => setForm({ ...form, range: 'history' })} /> The whole history</label>
         </fieldset>
         <button type='submit' disabled={busy}>Create export</button>
