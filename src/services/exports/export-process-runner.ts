@@ -4,8 +4,6 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { ExportFile, ExportRequest } from '../../domain/exports.js'
-import type { ParquetEngineOptions } from '../../storage/exports/file-writers.js'
-import type { ExportSource } from '../../storage/exports/snapshot.js'
 import { withoutTsxLoaders } from '../../storage/read-pool/worker-loading.js'
 import type { ExportProcessMessage, ExportProcessStart } from './export-process.js'
 import { ExportFailure, type RunResult } from './run-export.js'
@@ -18,13 +16,8 @@ import { ExportFailure, type RunResult } from './run-export.js'
  * that exits without reporting its result fails the job; its staged files are removed.
  */
 
-export interface ProcessRunOptions {
-  source: ExportSource
-  stagingDir: string
-  maxRowsPerFile: number
-  maxRows: number
-  parquet: ParquetEngineOptions
-  nice: number
+/** What the process is started with (all but the job), and the parent's side of the run. */
+export interface ProcessRunOptions extends Omit<ExportProcessStart, 'type' | 'job'> {
   signal: AbortSignal
   onSnapshot: (snapshot: { syncId: number, eventId: number, rowsEstimate: number }) => Promise<void>
   onRows: (rowsWritten: number) => void
@@ -78,6 +71,7 @@ export async function runExportProcess (options: ProcessRunOptions, job: { expor
       if (child.exitCode === null && child.signalCode === null && child.pid === undefined) resolve({ code: null, signal: null })
     })
   })
+  // Field by field, not a spread of the options: only these cross to the process (no callbacks).
   const start: ExportProcessStart = {
     type: 'start',
     job,
