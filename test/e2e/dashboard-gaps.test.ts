@@ -10,7 +10,9 @@ import { startDashboardServer, type DashboardServer } from './helpers/dashboard-
 
 /**
  * The last gaps of issue 28, in Chromium started under a US locale (`--lang=en-US`, context
- * locale `en-US`), on the demo data ending 2026-11-24: the Summary's engagement rate is the rate
+ * locale `en-US`), on the demo data ending 2026-11-24: brand 4's Facebook account, alone missing
+ * 2026-11-04, has a carried point in the Platforms view and the charts split by platform (not none,
+ * not zero); the Summary's engagement rate is the rate
  * the chart was drawn from, on data where gaps=carry and gaps=zero differ.
  * Expectations come from the API.
  */
@@ -52,6 +54,46 @@ for (const dialect of DIALECTS) {
       assert.equal(await row.count(), 1, `one row for ${bucket} in the ${metric} data table`)
       return shownNumber(await row.locator('td').first().textContent() ?? '')
     }
+
+    /** The text of the cell of `column` (a line's heading) on `bucket` in a chart's data table. */
+    async function tableCell (metric: string, bucket: string, column: string): Promise<string> {
+      const chart = page.locator(`[data-chart="${metric}"]`)
+      if (await chart.locator('details').getAttribute('open') === null) await chart.locator('details > summary').click()
+      const headings = await chart.locator(`[data-series-table="${metric}"] thead th`).allTextContents()
+      const at = headings.indexOf(column)
+      assert.ok(at > 0, `a ${column} column in the ${metric} data table: ${headings.join(' | ')}`)
+      const row = chart.locator(`[data-series-table="${metric}"] tbody tr`).filter({ has: page.locator('th', { hasText: bucket }) })
+      return await row.locator('th, td').nth(at).textContent() ?? ''
+    }
+
+    it('gives brand 4\'s Facebook account, alone missing 2026-11-04, a carried point in Platforms and in the charts split by platform', async () => {
+      const day = { since: '2026-11-04', until: '2026-11-04' }
+      const zero = (await api.analytics({ type: 'agg', ...day, brand_id: [4], split_by_platform: true })).data as Array<Record<string, unknown>>
+      assert.equal(zero.find((entry) => entry.platform === 'fb'), undefined, 'without gaps, no Facebook entry: no row that day')
+      const carry = (await api.analytics({ type: 'agg', ...day, brand_id: [4], split_by_platform: true, gaps: 'carry', include: ['status'] })).data as Array<Record<string, unknown>>
+      const fb = carry.find((entry) => entry.platform === 'fb')
+      assert.ok(fb !== undefined, 'with gaps=carry, a carried-only Facebook entry')
+      assert.ok(Number(fb.followers) > 1_000_000, `its followers carried: ${String(fb.followers)}`)
+      assert.deepEqual([fb.views, fb.interactions, fb.accounts_reported, fb.accounts_expected], [0, 0, 0, 1], 'no flow invented; nothing reported')
+      assert.equal((fb.gaps as { followers: { carried: number } }).followers.carried, 1)
+
+      // Platforms, by followers: a Facebook row at the carried value, not missing and not 0.
+      await open(`?brands=4&since=${day.since}&until=${day.until}&view=platforms&metric=followers`)
+      const bar = page.locator('[data-bars="followers"] tr[data-platform="fb"] [data-current]')
+      assert.equal(await bar.count(), 1, 'a Facebook bar')
+      assert.equal(await bar.textContent(), Number(fb.followers).toLocaleString('en-US'))
+      assert.equal(await page.locator('[data-agg-table="platforms"] tr[data-platform="fb"] [data-field="followers"]').textContent(), Number(fb.followers).toLocaleString('en-US'))
+
+      // The Overview split by platform: the Facebook line's 2026-11-04 stands at its carried followers, marked carried; its views are a gap, not 0.
+      await open('?brands=4&since=2026-10-28&until=2026-11-10&split=1')
+      const [daily] = (await api.analytics({ type: 'daily', ...day, brand_id: [4], split_by_platform: true, platform: ['fb'], gaps: 'carry' })).data as Array<Record<string, unknown>>
+      const followers = await tableCell('followers', '2026-11-04', 'Facebook')
+      assert.equal(shownNumber(followers), daily?.followers, followers)
+      assert.match(followers, /1 account carried from its last report/)
+      const views = await tableCell('views', '2026-11-04', 'Facebook')
+      assert.ok(views.startsWith('—'), `views of a day nothing was reported: a gap, not 0 (${views})`)
+      await screenshot(page, `gaps/${dialect}`, 'split-brand-4-carried')
+    })
 
     it('shows the Summary\'s engagement rate equal to the rate the chart was drawn from, where gaps=carry and gaps=zero differ', async () => {
       // Brand 5, one day (2026-11-05: interactions without views), and its month so far (monthly: one point standing for the period).

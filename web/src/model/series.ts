@@ -65,8 +65,12 @@ export function buildSeries (entries: readonly Entry[], granularity: 'daily' | '
       line = { key: group.key, label: group.label, order: group.order, values: { views: empty(), interactions: empty(), followers: empty(), engagement_rate: empty() }, group: groupOfEntry(entry), status: x.map(() => undefined) }
       lines.set(group.key, line)
     }
-    for (const metric of Object.keys(line.values) as ChartMetric[]) line.values[metric][at] = metricValue(entry, metric)
-    line.status[at] = statuses[index]
+    const status = statuses[index]
+    // A carried-only entry (gaps=carry: no account of the line reported; its followers carried): its
+    // flows and rate are no data, a gap, never a fall to 0; the carried followers stay on the line.
+    const nothingReported = status !== undefined && status.expected > 0 && status.reported === 0
+    for (const metric of Object.keys(line.values) as ChartMetric[]) line.values[metric][at] = nothingReported && metric !== 'followers' ? null : metricValue(entry, metric)
+    line.status[at] = status
   }
   const sorted = [...lines.values()].sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1])
   return { x, lines: sorted.map(({ key, label, values, group, status }) => ({ key, label, values, group, status })) }
