@@ -59,6 +59,8 @@ for (const dialect of DIALECTS) {
     async function tableCell (metric: string, bucket: string, column: string): Promise<string> {
       const chart = page.locator(`[data-chart="${metric}"]`)
       if (await chart.locator('details').getAttribute('open') === null) await chart.locator('details > summary').click()
+      // The table renders when its details open: wait for it (allTextContents does not wait).
+      await chart.locator(`[data-series-table="${metric}"] thead th`).first().waitFor({ timeout: 30_000 })
       const headings = await chart.locator(`[data-series-table="${metric}"] thead th`).allTextContents()
       const at = headings.indexOf(column)
       assert.ok(at > 0, `a ${column} column in the ${metric} data table: ${headings.join(' | ')}`)
