@@ -5,6 +5,7 @@ import { DIALECTS } from '../helpers/stores.js'
 import { assertAccessible, launchBrowser, screenshot, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
 import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
 import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
+import { outsideTheirBox, sidewaysScroll } from './helpers/layout.js'
 
 /**
  * Issue 28's dates, in Chromium started under a US locale (`--lang=en-US`, context locale
@@ -126,7 +127,6 @@ for (const dialect of DIALECTS) {
         assert.equal(await page.locator('[data-period] strong').textContent(), `2026-10-28 – ${LAST_DAY}`, `${c.text}: the period shown stays`)
       }
       await assertAccessible(page, 'the filters with a date refused')
-      await screenshot(page, `dates/${dialect}`, 'date-refused')
 
       // Leaving a field with a malformed date says so at once, before any Apply.
       await typeInto(page, '#since', '2026-11-01')
@@ -137,6 +137,45 @@ for (const dialect of DIALECTS) {
       assert.equal(await page.locator('#since').getAttribute('aria-invalid'), null, 'the valid field is not marked invalid')
 
       assert.deepEqual(asked.slice(before), [], 'no request while a date was refused')
+    })
+
+    it('keeps the fields and their messages inside the filters and the export form at 390 px', async () => {
+      await page.setViewportSize({ width: 390, height: 900 })
+      try {
+        // Crossing the breakpoint folds the filters (a media query's change event): unfold them again.
+        await page.locator('details.filters:not([open])').waitFor()
+        await page.locator('details.filters > summary').click()
+        await page.locator('details.filters[open]').waitFor()
+        await page.getByLabel('Period', { exact: true }).selectOption('custom')
+        await typeInto(page, '#since', '28/10/2026')
+        await typeInto(page, '#until', '2026-12-31')
+        await page.getByRole('button', { name: 'Apply filters' }).click()
+        await page.locator('#until-error[role="alert"]').waitFor()
+        assert.equal(await page.locator('#since-error').textContent(), `"28/10/2026" is not a date: write it as YYYY-MM-DD, e.g. ${LAST_DAY}.`)
+        assert.equal(await sidewaysScroll(page), 0, 'the page does not scroll sideways with the refusals shown')
+        assert.deepEqual(await outsideTheirBox(page), [], 'the filters with both refusals at 390 px')
+        await screenshot(page, `dates/${dialect}`, 'date-refused')
+
+        await page.getByRole('link', { name: 'Exports' }).click()
+        await page.locator('#export-since').waitFor()
+        await typeInto(page, '#export-since', '2026-11-31')
+        await typeInto(page, '#export-until', '2026-11-25')
+        const exportsBefore = asked.length
+        await page.getByRole('button', { name: 'Create export' }).click()
+        await page.locator('#export-until-error[role="alert"]').waitFor()
+        assert.equal(await page.locator('#export-since-error').textContent(), `"2026-11-31" is not a date: write it as YYYY-MM-DD, e.g. ${LAST_DAY}.`)
+        assert.equal(await page.locator('#export-until-error').textContent(), `The data goes through ${LAST_DAY}: choose a day on or before it.`)
+        assert.equal(await page.evaluate(() => document.activeElement?.id), 'export-since', 'the first refused field has the focus')
+        assert.deepEqual(asked.slice(exportsBefore), [], 'no export asked for')
+        assert.equal(await sidewaysScroll(page), 0, 'the Exports view does not scroll sideways with the refusals shown')
+        assert.deepEqual(await outsideTheirBox(page), [], 'the export form with both refusals at 390 px')
+        await assertAccessible(page, 'the export form with its dates refused')
+        await screenshot(page, `dates/${dialect}`, 'export-date-refused')
+        await page.goBack()
+        await waitForLoads(page)
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 900 })
+      }
     })
 
     it('applies a valid ISO date typed under en-US: the address, the period line, the tables and the ISO axes follow', async () => {

@@ -4,7 +4,8 @@ import { addDays, dateFieldProblem, isDateText } from '../model/period.js'
  * A date field that shows and takes ISO text (YYYY-MM-DD) whatever the browser's language. A
  * native `<input type="date">` draws its value in the locale's order (11/24/2026 in Chromium under
  * en-US) while the rest of the page writes 2026-11-24, and its picker has no words for "the data
- * stops here"; this is a text field instead, with YYYY-MM-DD as its placeholder.
+ * stops here"; this is a text field instead, with YYYY-MM-DD as its placeholder. No numeric
+ * inputmode: a phone's digit pad (iOS's) has no hyphen.
  *
  * Its problem (not a date, or a day after `max`, the last day with data: model/period.ts
  * dateFieldProblem) is written under it, tied to it by aria-describedby and aria-invalid, and
@@ -34,6 +35,14 @@ export function IsoDateInput ({ id, label, value, max, disabled, showProblem, de
     const next = addDays(value, event.key === 'ArrowUp' ? 1 : -1)
     if (max === null || next <= max) onInput(next)
   }
+  // Left for its form's submit button: the submit shows the problem. Shown at the blur, it would
+  // push the button down between the press and the release, and the click would be lost.
+  const leave = (event: FocusEvent) => {
+    const next = event.relatedTarget
+    const form = (event.currentTarget as HTMLInputElement).form
+    if (next instanceof HTMLButtonElement && next.type === 'submit' && form !== null && next.form === form) return
+    onLeave()
+  }
   return (
     <>
       <label for={id} class={labelClass}>{label}</label>
@@ -42,7 +51,6 @@ export function IsoDateInput ({ id, label, value, max, disabled, showProblem, de
         name={id}
         type='text'
         class='iso-date'
-        inputMode='numeric'
         autoComplete='off'
         spellcheck={false}
         placeholder='YYYY-MM-DD'
@@ -52,7 +60,7 @@ export function IsoDateInput ({ id, label, value, max, disabled, showProblem, de
         aria-invalid={problem === undefined ? undefined : 'true'}
         aria-describedby={[...describedBy, errorId].join(' ')}
         onInput={(event) => onInput(event.currentTarget.value)}
-        onBlur={onLeave}
+        onBlur={leave}
         onKeyDown={step}
       />
       <p id={errorId} class='field-error date-field-error' role={problem === undefined ? undefined : 'alert'} data-date-problem={problem === undefined ? undefined : id}>{problem ?? ''}</p>
