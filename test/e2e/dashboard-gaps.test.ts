@@ -51,6 +51,8 @@ for (const dialect of DIALECTS) {
       const chart = page.locator(`[data-chart="${metric}"]`)
       if (await chart.locator('details').getAttribute('open') === null) await chart.locator('details > summary').click()
       const row = chart.locator(`[data-series-table="${metric}"] tbody tr`).filter({ has: page.locator('th', { hasText: bucket }) })
+      // The table renders when its details open: wait for the row (count() does not wait).
+      await row.first().waitFor({ timeout: 30_000 })
       assert.equal(await row.count(), 1, `one row for ${bucket} in the ${metric} data table`)
       return shownNumber(await row.locator('td').first().textContent() ?? '')
     }
