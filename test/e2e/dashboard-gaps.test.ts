@@ -3,16 +3,14 @@ import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
 import type { PartnerAnalyticsClient } from '../../packages/client/src/client.js'
 import { DIALECTS } from '../helpers/stores.js'
-import { apiClient } from './helpers/api.js'
-import { launchBrowser, sameRatio, screenshot, shownNumber, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
-import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
-import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
+import { sameRatio, screenshot, shownNumber } from './helpers/browser.js'
+import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
 
 /**
  * The last gaps of issue 28, in Chromium started under a US locale (`--lang=en-US`, context
  * locale `en-US`), on the demo data ending 2026-11-24: brand 4's Facebook account, alone missing
  * 2026-11-04, has a carried point in the Platforms view and the charts split by platform (not none,
- * not zero); the Summary's engagement rate is the rate
+ * not zero), which the Platforms view marks carried (its views "no data", not 0); the Summary's engagement rate is the rate
  * the chart was drawn from, on data where gaps=carry and gaps=zero differ.
  * Expectations come from the API.
  */
@@ -21,35 +19,24 @@ const LAST_DAY = '2026-11-24'
 
 for (const dialect of DIALECTS) {
   describe(`dashboard: missing data, the last gaps, in Chromium (${dialect})`, { timeout: 900_000 }, () => {
-    let server: DashboardServer
-    let browser: BrowserSession
+    let dashboard: SignedInDashboard
     let page: Page
     let api: PartnerAnalyticsClient
 
     before(async () => {
-      await ensureDashboardBuilt()
-      server = await startDashboardServer(dialect, { until: LAST_DAY })
-      api = apiClient(server.baseUrl, server.partner)
-      browser = await launchBrowser(1440, { lang: 'en-US' })
-      page = browser.page
-      await page.goto(`${server.baseUrl}/dashboard/?brands=5&since=2026-11-05&until=2026-11-05`)
-      await signIn(page, server.partner)
-      await waitForLoads(page)
+      dashboard = await openSignedInDashboard(dialect, { until: LAST_DAY, lang: 'en-US', start: '?brands=5&since=2026-11-05&until=2026-11-05' })
+      ;({ page, api } = dashboard)
     })
-    after(async () => {
-      await browser?.close()
-      await server?.close()
-    })
+    after(async () => { await dashboard?.close() })
 
-    const open = async (search: string) => {
-      await page.evaluate((url) => { window.history.pushState(null, '', url); window.dispatchEvent(new PopStateEvent('popstate')) }, `/dashboard/${search}`)
-      await waitForLoads(page)
-    }
+    const open = async (search: string) => { await dashboard.open(search) }
 
     /** The chart's value of the only line on `bucket` (a day or a month), from its data table. */
     async function chartValue (metric: string, bucket: string): Promise<number | null> {
       const chart = page.locator(`[data-chart="${metric}"]`)
       if (await chart.locator('details').getAttribute('open') === null) await chart.locator('details > summary').click()
+      // The table renders when its details open: wait for it (count does not wait).
+      await chart.locator(`[data-series-table="${metric}"] tbody tr`).first().waitFor({ timeout: 30_000 })
       const row = chart.locator(`[data-series-table="${metric}"] tbody tr`).filter({ has: page.locator('th', { hasText: bucket }) })
       // The table renders when its details open: wait for the row (count() does not wait).
       await row.first().waitFor({ timeout: 30_000 })
@@ -86,7 +73,7 @@ for (const dialect of DIALECTS) {
       const bar = page.locator('[data-bars="followers"] tr[data-platform="fb"] [data-current]')
       assert.equal(await bar.count(), 1, 'a Facebook bar')
       assert.equal(await bar.textContent(), Number(fb.followers).toLocaleString('en-US'))
-      assert.equal(await page.locator('[data-agg-table="platforms"] tr[data-platform="fb"] [data-field="followers"]').textContent(), Number(fb.followers).toLocaleString('en-US'))
+      assert.equal(shownNumber(await page.locator('[data-agg-table="platforms"] tr[data-platform="fb"] [data-field="followers"]').textContent() ?? ''), fb.followers)
 
       // The Overview split by platform: the Facebook line's 2026-11-04 stands at its carried followers, marked carried; its views are a gap, not 0.
       await open('?brands=4&since=2026-10-28&until=2026-11-10&split=1')
@@ -97,6 +84,59 @@ for (const dialect of DIALECTS) {
       const views = await tableCell('views', '2026-11-04', 'Facebook')
       assert.ok(views.startsWith('—'), `views of a day nothing was reported: a gap, not 0 (${views})`)
       await screenshot(page, `gaps/${dialect}`, 'split-brand-4-carried')
+    })
+
+    it('marks in Platforms brand 4\'s Facebook followers of 2026-11-04 as carried and its views as no data, not 0; a fully reported day has no mark', async () => {
+      const agg = async (day: string) => (await api.analytics({ type: 'agg', since: day, until: day, brand_id: [4], split_by_platform: true, gaps: 'carry', include: ['status'] })).data as Array<Record<string, unknown>>
+      const carry = await agg('2026-11-04')
+      const fb = carry.find((entry) => entry.platform === 'fb')
+      assert.ok(fb !== undefined, 'a carried-only Facebook entry')
+      assert.deepEqual([fb.views, fb.accounts_reported, (fb.gaps as { followers: { carried: number } }).followers.carried], [0, 0, 1], 'views 0 because nothing was reported; followers carried')
+      const others = carry.filter((entry) => entry.platform !== 'fb')
+      assert.ok(others.length > 0 && others.every((entry) => entry.accounts_reported === entry.accounts_expected), 'brand 4\'s other platforms reported that day')
+
+      // The bars by followers: the carried value, marked carried in words.
+      await open('?brands=4&since=2026-11-04&until=2026-11-04&view=platforms&metric=followers')
+      const followersRow = page.locator('[data-bars="followers"] tr[data-platform="fb"]')
+      assert.equal(shownNumber(await followersRow.locator('[data-current]').textContent() ?? ''), fb.followers, 'the carried followers, as a number')
+      assert.equal(await followersRow.locator('[data-mark]').count(), 1, 'the Facebook bar is marked')
+      assert.equal(await followersRow.locator('[data-mark]').first().textContent(), '(⚠ 1 account carried from its last report)')
+      for (const entry of others) {
+        assert.equal(await page.locator(`[data-bars="followers"] tr[data-platform="${String(entry.platform)}"] [data-mark]`).count(), 0, `${String(entry.platform)} reported: no mark`)
+      }
+      // Every figure: followers carried, views "no data" (not the API's 0 as a number).
+      const figure = (field: string) => page.locator(`[data-agg-table="platforms"] tr[data-platform="fb"] [data-field="${field}"]`)
+      assert.equal(await figure('followers').getAttribute('data-mark'), 'carried')
+      assert.match(await figure('followers').textContent() ?? '', /carried from its last report/)
+      const viewsFigure = await figure('views').textContent() ?? ''
+      assert.equal(viewsFigure, '— (no data) (0 of 1 account-days reported)', `views of a day nothing was reported, the reason for screen readers: ${viewsFigure}`)
+      assert.equal(await figure('views').getAttribute('data-mark'), 'no-data')
+      assert.ok(await page.locator('[data-marks-hint]').isVisible(), 'the view says what the marks mean')
+
+      // The bars by views: no bar at 0, "no data", and no change against the previous day.
+      await open('?brands=4&since=2026-11-04&until=2026-11-04&view=platforms&metric=views')
+      const viewsRow = page.locator('[data-bars="views"] tr[data-platform="fb"]')
+      assert.equal(await viewsRow.locator('[data-current]').textContent(), '—', 'no number for views nothing reported')
+      assert.equal(await viewsRow.locator('[data-mark]').textContent(), '(no data; 0 of 1 account-days reported)')
+      assert.equal(await viewsRow.locator('td').nth(2).textContent(), '—', 'no change worked out from a 0 nothing reported')
+      const barWidth = await viewsRow.locator('.bar-current').evaluate((element) => element.getBoundingClientRect().width)
+      assert.equal(barWidth, 0, 'no views bar drawn')
+      await screenshot(page, `gaps/${dialect}`, 'platforms-brand-4-carried')
+
+      // A fully reported day (and its previous day, the period compared with): nothing marked.
+      const dayBefore = (date: string) => new Date(Date.parse(date) - 86_400_000).toISOString().slice(0, 10)
+      const reportedWholly = (entries: Array<Record<string, unknown>>) => entries.length > 0 && entries.every((entry) => entry.accounts_reported === entry.accounts_expected && (entry.gaps as { followers: { carried: number } }).followers.carried === 0)
+      let complete: string | undefined
+      for (let date = '2026-11-03'; date >= '2026-10-25' && complete === undefined; date = dayBefore(date)) {
+        if (reportedWholly(await agg(date)) && reportedWholly(await agg(dayBefore(date)))) complete = date
+      }
+      assert.ok(complete !== undefined, 'brand 4 has a fully reported day (and day before) between 2026-10-25 and 2026-11-03')
+      for (const metric of ['followers', 'views']) {
+        await open(`?brands=4&since=${complete}&until=${complete}&view=platforms&metric=${metric}`)
+        assert.equal(await page.locator(`[data-bars="${metric}"] tr[data-platform="fb"] [data-current]`).count(), 1, `${complete}: a Facebook bar`)
+        assert.equal(await page.locator('[data-mark]').count(), 0, `${complete}, ${metric}: no figure marked`)
+        assert.equal(await page.locator('[data-marks-hint]').count(), 0, `${complete}: no hint about marks`)
+      }
     })
 
     it('shows the Summary\'s engagement rate equal to the rate the chart was drawn from, where gaps=carry and gaps=zero differ', async () => {

@@ -4,10 +4,8 @@ import type { Page } from 'playwright-core'
 import type { PartnerAnalyticsClient } from '../../packages/client/src/client.js'
 import type { AccountStatus, MetricCatalog } from '../../packages/client/src/types.js'
 import { DIALECTS } from '../helpers/stores.js'
-import { apiClient } from './helpers/api.js'
-import { assertAccessible, launchBrowser, screenshot, shownNumber, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
-import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
-import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
+import { assertAccessible, screenshot, shownNumber, type BrowserSession } from './helpers/browser.js'
+import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
 
 /**
  * The dashboard and the state of the data (issue 20, item 6), in Chromium, on the demo data as the
@@ -54,32 +52,20 @@ async function seriesCells (page: Page, metric: string): Promise<Map<string, [st
 
 for (const dialect of DIALECTS) {
   describe(`dashboard: data status, completeness and layout in Chromium (${dialect})`, { timeout: 600_000 }, () => {
-    let server: DashboardServer
+    let dashboard: SignedInDashboard
     let browser: BrowserSession
     let page: Page
     let api: PartnerAnalyticsClient
     let catalog: MetricCatalog
 
     before(async () => {
-      await ensureDashboardBuilt()
-      server = await startDashboardServer(dialect, { until: UNTIL })
-      api = apiClient(server.baseUrl, server.partner)
+      dashboard = await openSignedInDashboard(dialect, { until: UNTIL })
+      ;({ browser, page, api } = dashboard)
       catalog = await api.metricCatalog()
-      browser = await launchBrowser(1440)
-      page = browser.page
-      await page.goto(`${server.baseUrl}/dashboard/`)
-      await signIn(page, server.partner)
-      await waitForLoads(page)
     })
-    after(async () => {
-      await browser?.close()
-      await server?.close()
-    })
+    after(async () => { await dashboard?.close() })
 
-    const open = async (search: string) => {
-      await page.evaluate((url) => { window.history.pushState(null, '', url); window.dispatchEvent(new PopStateEvent('popstate')) }, `/dashboard/${search}`)
-      await waitForLoads(page)
-    }
+    const open = async (search: string) => { await dashboard.open(search) }
     const label = (name: string) => catalog.data.find((metric) => metric.name === name)
 
     it('says per brand how far its data goes and when it was synced, with the days the period misses', async () => {

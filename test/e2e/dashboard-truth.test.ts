@@ -6,10 +6,9 @@ import type { AccountStatus } from '../../packages/client/src/types.js'
 import { importSources } from '../../src/services/import/import.service.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { memorySource } from '../posts/posts-fixtures.js'
-import { apiClient } from './helpers/api.js'
-import { assertAccessible, launchBrowser, screenshot, shownNumber, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
-import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
-import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
+import { assertAccessible, screenshot, shownNumber, waitForLoads, type BrowserSession } from './helpers/browser.js'
+import type { DashboardServer } from './helpers/dashboard-server.js'
+import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
 
 /**
  * The dashboard tells the truth by default (issue 28, item 3), in Chromium, on the demo data
@@ -26,7 +25,10 @@ const LAST_DAY = '2026-11-24'
 interface Plot { left: number, top: number, width: number, height: number, ymin: number, ymax: number, marks: number, clusters: number }
 
 async function plotOf (page: Page, metric: string): Promise<Plot> {
-  const text = await page.locator(`[data-chart="${metric}"] .chart`).getAttribute('data-plot')
+  // Set by the chart's draw, after the loads end: wait for it (getAttribute waits for the element only).
+  const chart = page.locator(`[data-chart="${metric}"] .chart[data-plot]`)
+  await chart.waitFor({ timeout: 30_000 })
+  const text = await chart.getAttribute('data-plot')
   assert.ok(text !== null, `${metric}: the chart has drawn`)
   return JSON.parse(text) as Plot
 }
@@ -61,30 +63,19 @@ async function statuses (api: PartnerAnalyticsClient, query: { since: string, un
 
 for (const dialect of DIALECTS) {
   describe(`dashboard: the truth by default, in Chromium (${dialect})`, { timeout: 900_000 }, () => {
+    let dashboard: SignedInDashboard
     let server: DashboardServer
     let browser: BrowserSession
     let page: Page
     let api: PartnerAnalyticsClient
 
     before(async () => {
-      await ensureDashboardBuilt()
-      server = await startDashboardServer(dialect, { until: LAST_DAY })
-      api = apiClient(server.baseUrl, server.partner)
-      browser = await launchBrowser(1440)
-      page = browser.page
-      await page.goto(`${server.baseUrl}/dashboard/?brands=4&since=2026-08-27&until=${LAST_DAY}`)
-      await signIn(page, server.partner)
-      await waitForLoads(page)
+      dashboard = await openSignedInDashboard(dialect, { until: LAST_DAY, start: `?brands=4&since=2026-08-27&until=${LAST_DAY}` })
+      ;({ server, browser, page, api } = dashboard)
     })
-    after(async () => {
-      await browser?.close()
-      await server?.close()
-    })
+    after(async () => { await dashboard?.close() })
 
-    const open = async (search: string) => {
-      await page.evaluate((url) => { window.history.pushState(null, '', url); window.dispatchEvent(new PopStateEvent('popstate')) }, `/dashboard/${search}`)
-      await waitForLoads(page)
-    }
+    const open = async (search: string) => { await dashboard.open(search) }
 
     it('draws brand 4\'s followers on 2026-11-04 without a fall: the Facebook account carried from its last report, dashed', async () => {
       const [cliff] = (await api.analytics({ type: 'daily', since: '2026-11-04', until: '2026-11-04', brand_id: [4], include: ['status'] })).data as unknown as Array<Record<string, number>>

@@ -5,7 +5,7 @@ import { metricDescription, metricLabel, metricTextsOf } from '../../web/src/mod
 import { dataStatusQuery, seriesQuery, tableQuery, analyticsExportArgs } from '../../web/src/model/queries.js'
 import { DEFAULT_FILTERS } from '../../web/src/model/filters.js'
 import { buildSeries } from '../../web/src/model/series.js'
-import { formatAgo, formatRanges, freshnessOf, missingAccounts, shortfall, splitStatus, windowOf } from '../../web/src/model/status.js'
+import { formatAgo, formatRanges, freshnessOf, missingAccounts, periodMark, shortfall, splitStatus, windowOf } from '../../web/src/model/status.js'
 
 /** The dashboard's reading of data status and completeness (web/src/model/status.ts, catalog.ts), in Node. */
 
@@ -45,6 +45,23 @@ describe('dashboard data status', () => {
     assert.equal(shortfall({ ...status, reported: 3 }, 'engagement_rate', 'month'), 'views reported by 1 of 2 account-days')
     assert.equal(shortfall({ ...status, reported: 3 }, 'followers', 'day'), undefined)
     assert.equal(shortfall(undefined, 'views', 'day'), undefined)
+  })
+
+  it('marks a period\'s figure (agg, gaps=carry): a carried stock, a flow short of account-days, a carried-only entry\'s flows as no data', () => {
+    const gaps = (carried: number) => ({ followers: { carried, missing: [] }, views: { carried: 0, missing: [] } })
+    // Brand 4's Facebook on 2026-11-04 alone: a carried-only entry.
+    const carriedOnly = { expected: 1, reported: 0, metrics: { views: [0, 0], followers: [0, 0] } as Record<string, [number, number]>, gaps: gaps(1) }
+    assert.deepEqual(periodMark(carriedOnly, 'followers', 'stock'), { kind: 'carried', text: '1 account carried from its last report' })
+    assert.deepEqual(periodMark(carriedOnly, 'views', 'flow'), { kind: 'no-data', text: '0 of 1 account-days reported' })
+    assert.deepEqual(periodMark(carriedOnly, 'engagement_rate', 'rate'), { kind: 'no-data', text: '0 of 1 account-days reported' })
+    const short = { expected: 28, reported: 27, metrics: { views: [27, 27], followers: [27, 27] } as Record<string, [number, number]>, gaps: gaps(2) }
+    assert.deepEqual(periodMark(short, 'views', 'flow'), { kind: 'partial', text: '27 of 28 account-days reported' })
+    assert.deepEqual(periodMark(short, 'followers', 'stock'), { kind: 'carried', text: '2 accounts carried from their last report' })
+    assert.equal(periodMark({ ...short, gaps: gaps(0) }, 'followers', 'stock'), undefined, 'a stock whose last day every account reported: days missed before it do not count')
+    const complete = { expected: 28, reported: 28, metrics: { views: [28, 28] } as Record<string, [number, number]>, gaps: gaps(0) }
+    assert.equal(periodMark(complete, 'views', 'flow'), undefined)
+    assert.equal(periodMark(complete, 'followers', 'stock'), undefined)
+    assert.equal(periodMark(undefined, 'views', 'flow'), undefined)
   })
 
   it('names the accounts of a group with no row in a day or a month (inside their coverage only)', () => {

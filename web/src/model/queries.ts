@@ -86,10 +86,12 @@ export function platformQuery (filters: Filters, period: Period): AnalyticsQuery
 
 /**
  * The Platforms view's query: the per-platform agg of the headlines, under the charts' gap rules
- * (gaps=carry), so a platform whose account missed the last day does not show a fall.
+ * (gaps=carry), so a platform whose account missed the last day does not show a fall, with each
+ * entry's completeness (include=status), so a carried stock and a flow not every account-day
+ * reported are marked, and a carried-only entry's flows (0: nothing reported) are not shown as 0.
  */
 export function platformsViewQuery (filters: Filters, period: Period): AnalyticsQuery {
-  return { ...platformQuery(filters, period), gaps: 'carry' }
+  return { ...platformQuery(filters, period), include: ['status'], gaps: 'carry' }
 }
 
 export function postsQuery (filters: Filters, period: Period): PostsQuery {

@@ -1,5 +1,6 @@
 import type { AccountStatus } from '../../../packages/client/src/types.js'
 import { lastDayOfMonth } from '../../../src/domain/dates.js'
+import type { MetricKind } from './catalog.js'
 import { daysInPeriod, type Period } from './period.js'
 
 /**
@@ -47,11 +48,14 @@ export function splitStatus (entry: Record<string, unknown>): { entry: Record<st
 /** The inputs a chart's metric depends on (a rate: its numerator and both possible denominators). */
 const INPUTS: Record<string, string[]> = { engagement_rate: ['interactions', 'views', 'reach'], interaction_rate: ['interactions', 'views', 'reach'] }
 
-/** Why a point is incomplete for a metric, in words; undefined when it is complete. */
-export function shortfall (status: EntryStatus | undefined, metric: string, unit: 'day' | 'month'): string | undefined {
+/**
+ * Why a point is incomplete for a metric, in words; undefined when it is complete. `period`: an
+ * agg entry, whose accounts_reported/expected count account-days (a monthly entry's count accounts).
+ */
+export function shortfall (status: EntryStatus | undefined, metric: string, unit: 'day' | 'month' | 'period'): string | undefined {
   if (status === undefined) return undefined
   const parts: string[] = []
-  if (status.reported < status.expected) parts.push(`${status.reported} of ${status.expected} accounts reported`)
+  if (status.reported < status.expected) parts.push(`${status.reported} of ${status.expected} ${unit === 'period' ? 'account-days' : 'accounts'} reported`)
   const counted = unit === 'day' ? 'accounts' : 'account-days'
   for (const input of INPUTS[metric] ?? [metric]) {
     const [reported, expected] = status.metrics[input] ?? [0, 0]
@@ -66,6 +70,38 @@ export function shortfall (status: EntryStatus | undefined, metric: string, unit
  */
 export function carriedAccounts (status: EntryStatus | undefined, metric: string): number {
   return status?.gaps?.[metric]?.carried ?? 0
+}
+
+/** "1 account carried from its last report": how the charts and the Platforms view say a stock was carried. */
+export function carriedText (accounts: number): string {
+  return `${accounts} ${accounts === 1 ? 'account' : 'accounts'} carried from ${accounts === 1 ? 'its' : 'their'} last report`
+}
+
+/** A figure's mark: what kind, and why in words ("no data" is the page's to say before it). */
+export interface ValueMark {
+  kind: 'carried' | 'partial' | 'no-data'
+  text: string
+}
+
+/**
+ * How a figure of an agg entry (a period's total, include=status and gaps=carry) is to be read:
+ * - `carried`: a stock some of whose accounts did not report the period's last day, their value
+ *   carried from their last report (shown, marked);
+ * - `no-data`: a flow or rate of an entry none of whose account-days reported (a carried-only
+ *   entry: the API's 0 is nothing reported, not a real zero, so it is not shown as a number);
+ * - `partial`: a flow or rate that fewer account-days reported than expected (shown, marked);
+ * undefined when the figure stands on every account-day expected (or the entry has no status).
+ * A stock is not partial for days missed inside the period: only its last day counts.
+ */
+export function periodMark (status: EntryStatus | undefined, metric: string, kind: MetricKind): ValueMark | undefined {
+  if (status === undefined) return undefined
+  if (kind === 'stock') {
+    const carried = carriedAccounts(status, metric)
+    return carried > 0 ? { kind: 'carried', text: carriedText(carried) } : undefined
+  }
+  if (status.expected > 0 && status.reported === 0) return { kind: 'no-data', text: `0 of ${status.expected} account-days reported` }
+  const why = shortfall(status, metric, 'period')
+  return why === undefined ? undefined : { kind: 'partial', text: why }
 }
 
 /** The group of an entry, as the accounts it sums: a brand's (on a platform), one account, or a platform's. */

@@ -7,7 +7,7 @@ import { analyticsExportArgs, dataStatusQuery, seriesQuery } from '../../model/q
 import { buildSeries, CHART_METRICS, type ChartMetric, type Line, type SeriesModel } from '../../model/series.js'
 import { platformName } from '../../model/platforms.js'
 import { drawnApart, stateOf } from '../../model/points.js'
-import { accountDays, carriedAccounts, inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
+import { accountDays, carriedAccounts, carriedText, inGroup, missingAccounts, shortfall, windowOf } from '../../model/status.js'
 import { DownloadCsv } from '../download-csv.js'
 import { LineChart, type PointWarning } from '../line-chart.js'
 import { useDataStatus, useSeries } from '../loads.js'
@@ -76,8 +76,7 @@ function warningOf (line: Line, at: number, metric: string, unit: 'day' | 'month
   if (why === undefined && daysShort === undefined) return undefined
   const missing = missingText(accounts, line, x, period)
   const carried = carriedAccounts(status, metric)
-  const carriedText = carried > 0 ? `${carried} ${carried === 1 ? 'account' : 'accounts'} carried from ${carried === 1 ? 'its' : 'their'} last report` : undefined
-  const parts = [daysShort, why, carriedText, missing === '' ? undefined : missing].filter((part): part is string => part !== undefined)
+  const parts = [daysShort, why, carried > 0 ? carriedText(carried) : undefined, missing === '' ? undefined : missing].filter((part): part is string => part !== undefined)
   const accountsMissing = status !== undefined && status.reported < status.expected
   const [reported, expected] = status?.metrics[metric] ?? [0, 0]
   return {

@@ -5,7 +5,8 @@ import { PLATFORMS, platformName } from '../../model/platforms.js'
 import { analyticsExportArgs, platformsViewQuery } from '../../model/queries.js'
 import { csvRowsOf } from '../agg-csv.js'
 import { DownloadCsv } from '../download-csv.js'
-import { metricHeading, metricLabel } from '../../model/catalog.js'
+import { metricHeading, metricKind, metricLabel } from '../../model/catalog.js'
+import { periodMark, type EntryStatus, type ValueMark } from '../../model/status.js'
 import { useAgg } from '../loads.js'
 import { useSession } from '../session-context.js'
 import { MetricCell } from '../metric-cell.js'
@@ -14,8 +15,10 @@ import type { ViewProps } from '../view-props.js'
 
 /**
  * Platforms side by side: bars of one metric for this period and the previous one, from two agg
- * calls split by platform with gaps=carry (as the charts: a missing account is never a drop), and
- * every figure of this period below.
+ * calls split by platform with gaps=carry (as the charts: a missing account is never a drop) and
+ * include=status, and every figure of this period below. A figure not every account reported is
+ * marked in words (a carried stock, a flow short of account-days), and a flow of a carried-only
+ * entry (no account-day reported: the API's 0) is "no data", never a bar at 0.
  * Plain HTML bars: nine categories read better as labelled rows than as a chart axis, and each
  * bar's exact number is text next to it.
  */
@@ -24,9 +27,30 @@ type PlatformEntry = Record<string, unknown> & { platform: string }
 
 /** The columns of the every-figure table, in order. */
 const FIGURES = ['views', 'interactions', 'engagement_rate', 'reach', 'followers', 'new_followers', 'posts_count', 'revenue'] as const
+const FORMATS: Record<(typeof FIGURES)[number], (value: unknown) => string> = {
+  views: formatInteger,
+  interactions: formatInteger,
+  engagement_rate: formatRatioAsPercent,
+  reach: formatInteger,
+  followers: formatInteger,
+  new_followers: formatInteger,
+  posts_count: formatInteger,
+  revenue: formatDecimal2,
+}
 
-const byPlatform = (response: AggReport): Map<string, PlatformEntry> =>
-  new Map((response.data as PlatformEntry[]).map((entry) => [entry.platform, entry]))
+interface PlatformFigures {
+  entry: PlatformEntry
+  status: EntryStatus | undefined
+}
+
+const byPlatform = (response: AggReport & { statuses: Array<EntryStatus | undefined> }): Map<string, PlatformFigures> =>
+  new Map((response.data as PlatformEntry[]).map((entry, index) => [entry.platform, { entry, status: response.statuses[index] }]))
+
+/** A bar's words after its number: the mark, as the tables say it. */
+function BarMark ({ mark }: { mark: ValueMark | undefined }) {
+  if (mark === undefined) return null
+  return <span class='warning bar-mark' data-mark={mark.kind}>{mark.kind === 'no-data' ? `(no data; ${mark.text})` : `(⚠ ${mark.text})`}</span>
+}
 
 export function PlatformsView ({ filters, period, previous, navigate, revision }: ViewProps) {
   const { session } = useSession()
@@ -36,6 +60,9 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
   const before = useAgg(platformsViewQuery(filters, previous), revision)
   const metric = filters.metric
   const format = metric === 'engagement_rate' ? formatRatioAsPercent : formatInteger
+  // A figure's mark, when it has a number to mark (a null or absent one is a dash that says why already).
+  const markOf = (figures: PlatformFigures | undefined, field: string) =>
+    typeof figures?.entry[field] === 'number' ? periodMark(figures.status, field, metricKind(session.metrics, field)) : undefined
 
   return (
     <section class='panel' aria-labelledby='platforms-title'>
@@ -54,9 +81,14 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
       {current.status === 'done' && current.value.data.length === 0 && <Empty period={period} what='figures' />}
       {current.status === 'done' && current.value.data.length > 0 && (() => {
         const now = byPlatform(current.value)
-        const then = before.status === 'done' ? byPlatform(before.value) : new Map<string, PlatformEntry>()
+        const then = before.status === 'done' ? byPlatform(before.value) : new Map<string, PlatformFigures>()
         const codes = PLATFORMS.filter((code) => now.has(code) || then.has(code))
-        const valueOf = (entry: PlatformEntry | undefined) => typeof entry?.[metric] === 'number' ? entry[metric] : undefined
+        // A figure no account-day reported has no value to draw (its 0 is not a zero).
+        const valueOf = (figures: PlatformFigures | undefined) => {
+          const value = figures?.entry[metric]
+          return typeof value === 'number' && markOf(figures, metric)?.kind !== 'no-data' ? value : undefined
+        }
+        const marked = codes.some((code) => FIGURES.some((field) => markOf(now.get(code), field) !== undefined))
         const max = Math.max(0, ...codes.flatMap((code) => [valueOf(now.get(code)) ?? 0, valueOf(then.get(code)) ?? 0]))
         const width = (value: number | undefined) => `${max === 0 || value === undefined ? 0 : Math.max(0.5, (value / max) * 100)}%`
         return (
@@ -71,11 +103,21 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
                   {codes.map((code) => {
                     const value = valueOf(now.get(code))
                     const old = valueOf(then.get(code))
+                    const mark = markOf(now.get(code), metric)
+                    const oldMark = markOf(then.get(code), metric)
                     return (
                       <tr key={code} data-platform={code}>
                         <th scope='row'>{platformName(code)}</th>
-                        <td><span class='bar bar-current' style={{ width: width(value) }} /><span class='bar-value' data-current>{value === undefined ? NO_VALUE : format(value)}</span></td>
-                        <td><span class='bar bar-previous' style={{ width: width(old) }} /><span class='bar-value' data-previous>{before.status === 'loading' ? '…' : old === undefined ? NO_VALUE : format(old)}</span></td>
+                        <td class={mark === undefined ? undefined : 'incomplete-value'}>
+                          <span class={`bar bar-current${mark?.kind === 'carried' ? ' bar-carried' : ''}`} style={{ width: width(value) }} />
+                          <span class='bar-value' data-current>{value === undefined ? NO_VALUE : format(value)}</span>
+                          <BarMark mark={mark} />
+                        </td>
+                        <td class={oldMark === undefined || before.status === 'loading' ? undefined : 'incomplete-value'}>
+                          <span class={`bar bar-previous${oldMark?.kind === 'carried' ? ' bar-carried' : ''}`} style={{ width: width(old) }} />
+                          <span class='bar-value' data-previous>{before.status === 'loading' ? '…' : old === undefined ? NO_VALUE : format(old)}</span>
+                          {before.status !== 'loading' && <BarMark mark={oldMark} />}
+                        </td>
                         <td>{value !== undefined && old !== undefined ? describeChange(value, old, format).text : NO_VALUE}</td>
                       </tr>
                     )
@@ -84,6 +126,12 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
               </table>
             </div>
             {before.status === 'error' && <ProblemNotice problem={before.problem} />}
+            {marked && (
+              <p class='hint' data-marks-hint>
+                ⚠ marks a figure not every account reported: followers carried from an account's last report, or a sum over fewer
+                account-days than expected. "No data": no account-day of the platform reported it in the period (nothing is shown as 0).
+              </p>
+            )}
             <div class='table-scroll' tabIndex={0} role='region' aria-label='Every figure per platform'>
               <table class='data' data-agg-table='platforms'>
                 <caption>Every figure per platform, {period.since} – {period.until}</caption>
@@ -95,18 +143,11 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
                 </thead>
                 <tbody>
                   {codes.filter((code) => now.has(code)).map((code) => {
-                    const entry = now.get(code) as PlatformEntry
+                    const figures = now.get(code) as PlatformFigures
                     return (
                       <tr key={code} data-platform={code}>
                         <th scope='row'>{platformName(code)}</th>
-                        <MetricCell row={entry} field='views' format={formatInteger} />
-                        <MetricCell row={entry} field='interactions' format={formatInteger} />
-                        <MetricCell row={entry} field='engagement_rate' format={formatRatioAsPercent} />
-                        <MetricCell row={entry} field='reach' format={formatInteger} />
-                        <MetricCell row={entry} field='followers' format={formatInteger} />
-                        <MetricCell row={entry} field='new_followers' format={formatInteger} />
-                        <MetricCell row={entry} field='posts_count' format={formatInteger} />
-                        <MetricCell row={entry} field='revenue' format={formatDecimal2} />
+                        {FIGURES.map((field) => <MetricCell key={field} row={figures.entry} field={field} format={FORMATS[field]} mark={markOf(figures, field)} />)}
                       </tr>
                     )
                   })}
