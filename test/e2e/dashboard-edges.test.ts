@@ -232,11 +232,12 @@ for (const dialect of DIALECTS) {
       const [fbZero, fbCarry] = [await facebook({}), await facebook({ gaps: 'carry' })]
       assert.ok(fbCarry > fbZero, `${fbZero} against ${fbCarry}`)
       assert.equal(await page.locator('[data-bars="followers"] tr[data-platform="fb"] [data-current]').textContent(), fbCarry.toLocaleString('en-US'))
-      assert.equal(await page.locator('[data-agg-table="platforms"] tr[data-platform="fb"] [data-field="followers"]').textContent(), fbCarry.toLocaleString('en-US'))
+      // …marked as carried (include=status): brand 4's account did not report the day.
+      assert.equal(await page.locator('[data-agg-table="platforms"] tr[data-platform="fb"] [data-field="followers"]').textContent(), `${fbCarry.toLocaleString('en-US')} (⚠ 1 account carried from its last report)`)
       const platformHeadings = await page.locator('[data-agg-table="platforms"] thead th').allTextContents()
       assert.ok(platformHeadings.includes('Revenue (account\'s currency)'), platformHeadings.join(' | '))
       // The Platforms view's two calls (this period, the previous one) ask with the gap rules.
-      assert.ok(asked.length >= 2 && asked.every((url) => url.includes('gaps=carry')), asked.join('\n'))
+      assert.ok(asked.length >= 2 && asked.every((url) => url.includes('gaps=carry') && url.includes('include=status')), asked.join('\n'))
     })
 
     it('needs no sideways scrolling at 390 px on any view, the filters open: nothing sticks out of its panel', async () => {

@@ -35,8 +35,6 @@ for (const dialect of DIALECTS) {
     async function chartValue (metric: string, bucket: string): Promise<number | null> {
       const chart = page.locator(`[data-chart="${metric}"]`)
       if (await chart.locator('details').getAttribute('open') === null) await chart.locator('details > summary').click()
-      // The table renders when its details open: wait for it (count does not wait).
-      await chart.locator(`[data-series-table="${metric}"] tbody tr`).first().waitFor({ timeout: 30_000 })
       const row = chart.locator(`[data-series-table="${metric}"] tbody tr`).filter({ has: page.locator('th', { hasText: bucket }) })
       // The table renders when its details open: wait for the row (count() does not wait).
       await row.first().waitFor({ timeout: 30_000 })
