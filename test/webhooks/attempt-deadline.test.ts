@@ -1,13 +1,14 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { attemptDeadline } from '../../src/services/webhooks/attempt-deadline.js'
+import { attemptDeadline, createStopController } from '../../src/services/webhooks/attempt-deadline.js'
 import { collectGarbage } from '../helpers/garbage.js'
 import { sleep } from '../helpers/processes.js'
 
 /**
  * An attempt's deadline fires at its limit whatever the garbage collector does meanwhile (Node 20
  * collects the timeout signal inside `AbortSignal.any([AbortSignal.timeout(…), …])`, which then
- * never fires), follows the service's stop, and once cleared fires no more.
+ * never fires), follows the service's stop, and once cleared fires no more; the worker's stop
+ * takes a listener from each attempt under way without Node's listener-leak warning.
  */
 
 describe('attempt deadline', () => {
@@ -45,5 +46,21 @@ describe('attempt deadline', () => {
     await sleep(150)
     stop.abort()
     assert.equal(deadline.signal.aborted, false)
+  })
+
+  it('takes the worker\'s full width of attempts on one stop without a listener-leak warning', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error): void => { warnings.push(warning.name) }
+    process.on('warning', onWarning)
+    try {
+      const stop = createStopController()
+      const deadlines = Array.from({ length: 64 }, () => attemptDeadline(60_000, stop.signal))
+      // Warnings are emitted on a later tick.
+      await sleep(50)
+      for (const deadline of deadlines) deadline.clear()
+    } finally {
+      process.off('warning', onWarning)
+    }
+    assert.deepEqual(warnings, [])
   })
 })

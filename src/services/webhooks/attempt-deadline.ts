@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events'
+
 /**
  * An attempt's signal: aborted at its time limit (reason a TimeoutError) or when `stop` aborts
  * (its reason). `clear()` must be called once the attempt is over.
@@ -20,4 +22,15 @@ export function attemptDeadline (timeoutMs: number, stop: AbortSignal): { signal
       stop.removeEventListener('abort', onStop)
     },
   }
+}
+
+/**
+ * The worker's stop: every attempt under way listens to its signal (up to WEBHOOK_CONCURRENCY at
+ * once), so Node's warning past 10 listeners ("possible EventTarget memory leak") is turned off
+ * for it — they are removed as each attempt ends.
+ */
+export function createStopController (): AbortController {
+  const controller = new AbortController()
+  setMaxListeners(Infinity, controller.signal)
+  return controller
 }

@@ -9,6 +9,7 @@ import { claimDeliveries, endpointsWithDueDeliveries, releaseDeliveries, type Cl
 import { readEndpointForDelivery } from '../../storage/webhooks/endpoints.repository.js'
 import type { ForegroundLoad } from '../foreground-load.js'
 import { ATTEMPT_OUTCOMES, attemptDelivery, type AttemptContext, type AttemptOutcome, type WorkerLog } from './attempt.js'
+import { createStopController } from './attempt-deadline.js'
 import { createAgents } from './http-sender.js'
 import { purgeExpiredDeliveries } from './retention.js'
 import { createNameLookups, type NameLookups } from './name-lookups.js'
@@ -121,7 +122,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
   let log = SILENT
   let started = false
   let stopping = false
-  let stopController = new AbortController()
+  let stopController = createStopController()
   let agents = createAgents({ perEndpoint: options.concurrencyPerEndpoint, total: options.concurrency })
   let timer: NodeJS.Timeout | undefined
   let purgeTimer: NodeJS.Timeout | undefined
@@ -314,7 +315,7 @@ export function createDeliveryWorker (options: DeliveryWorkerOptions): DeliveryW
       started = true
       stopping = false
       log = workerLog
-      stopController = new AbortController()
+      stopController = createStopController()
       agents = createAgents({ perEndpoint: options.concurrencyPerEndpoint, total: options.concurrency })
       schedulePass(0)
       const runPurge = (): void => {
