@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
 import type { PartnerAnalyticsClient } from '../../packages/client/src/client.js'
 import { DIALECTS } from '../helpers/stores.js'
-import { sameRatio, screenshot, shownNumber } from './helpers/browser.js'
+import { docsImage, sameRatio, screenshot, shownNumber } from './helpers/browser.js'
 import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
 
 /**
@@ -120,6 +120,7 @@ for (const dialect of DIALECTS) {
       const barWidth = await viewsRow.locator('.bar-current').evaluate((element) => element.getBoundingClientRect().width)
       assert.equal(barWidth, 0, 'no views bar drawn')
       await screenshot(page, `gaps/${dialect}`, 'platforms-brand-4-carried')
+      await docsImage(page, dialect, 'platforms')
 
       // A fully reported day (and its previous day, the period compared with): nothing marked.
       const dayBefore = (date: string) => new Date(Date.parse(date) - 86_400_000).toISOString().slice(0, 10)

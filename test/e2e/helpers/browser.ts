@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import type { TestPartner } from '../../helpers/partners.js'
 
 /**
@@ -15,6 +15,7 @@ import type { TestPartner } from '../../helpers/partners.js'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url))
+const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url))
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 /** Generous: the machine is shared with other builds and test files. */
@@ -89,6 +90,22 @@ export async function screenshot (page: Page, folder: string, name: string): Pro
   const width = page.viewportSize()?.width ?? 0
   const path = join(directory, `${name}-${width}.png`)
   await page.screenshot({ path, fullPage: true })
+  return path
+}
+
+/**
+ * The images of docs/dashboard.md are taken by the browser tests themselves, so they can be taken
+ * again from the current dashboard: with DOCS_IMAGES=1 (and only on SQLite, the demo data being the
+ * same on both stores) this writes docs/images/dashboard-<name>-<width>.png, the whole page or one
+ * element. Otherwise it does nothing, so a plain test run never touches the docs.
+ * Compress after: `pngquant --force --skip-if-larger --ext .png docs/images/<file>`.
+ */
+export async function docsImage (target: Page | Locator, dialect: string, name: string): Promise<string | undefined> {
+  if (process.env.DOCS_IMAGES !== '1' || dialect !== 'sqlite') return undefined
+  const page = 'page' in target ? target.page() : target
+  const path = join(DOCS_IMAGES, `dashboard-${name}-${page.viewportSize()?.width ?? 0}.png`)
+  if ('page' in target) await target.screenshot({ path })
+  else await target.screenshot({ path, fullPage: true })
   return path
 }
 
