@@ -9,7 +9,7 @@ import type { PartnerAnalyticsClient } from '../../packages/client/src/client.js
 import type { ReportRequest } from '../../packages/client/src/types.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { apiClient } from './helpers/api.js'
-import { assertAccessible, launchBrowser, sameRatio, screenshot, shownNumber, signIn, UI_TIMEOUT_MS, waitForLoads, type BrowserSession } from './helpers/browser.js'
+import { assertAccessible, docsImage, launchBrowser, sameRatio, screenshot, shownNumber, signIn, UI_TIMEOUT_MS, waitForLoads, type BrowserSession } from './helpers/browser.js'
 import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
 import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
 
@@ -161,6 +161,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await api.posts({ ...query, cursor })).data.map((post) => String(post.id)), second.data.map((post) => String(post.id)))
       assert.equal(await page.locator('[data-posts-count]').textContent(), `Posts 51–${50 + second.data.length}${second.next_cursor === null ? ', the last of the matching posts.' : '; more posts match.'}`)
       await screenshot(page, 'reports', `top-posts-page-2-${dialect}`)
+      await docsImage(page, dialect, 'top-posts-page-2')
       await page.getByRole('button', { name: 'Previous page' }).click()
       await waitForLoads(page)
       assert.deepEqual(await ids(), first.data.map((post) => String(post.id)))
@@ -215,6 +216,7 @@ for (const dialect of DIALECTS) {
       assert.ok(region !== null && last !== null && last.x + last.width <= region.x + region.width + 0.5, `last column ends at ${String(last && last.x + last.width)}, the region at ${String(region && region.x + region.width)}`)
       await assertAccessible(page, 'top accounts')
       await screenshot(page, 'reports', `top-accounts-${dialect}`)
+      await docsImage(page, dialect, 'top-accounts')
     })
 
     it('creates an export from the page, shows its progress until it succeeds, and its download serves the file', async () => {
@@ -273,6 +275,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await page.locator('[data-export]').evaluateAll((items) => items.map((element) => element.getAttribute('data-export'))), listed.data.map((job) => job.id))
       await assertAccessible(page, 'exports')
       await screenshot(page, 'reports', `exports-${dialect}`)
+      await docsImage(page, dialect, 'exports')
 
       // Delete: the job and its files go, the API forgets it.
       await item.locator(`[data-delete="${id}"]`).click()

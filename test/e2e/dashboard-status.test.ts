@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core'
 import type { PartnerAnalyticsClient } from '../../packages/client/src/client.js'
 import type { AccountStatus, MetricCatalog } from '../../packages/client/src/types.js'
 import { DIALECTS } from '../helpers/stores.js'
-import { assertAccessible, screenshot, shownNumber, type BrowserSession } from './helpers/browser.js'
+import { assertAccessible, docsImage, screenshot, shownNumber, type BrowserSession } from './helpers/browser.js'
 import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
 
 /**
@@ -107,6 +107,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(listed.map((text) => text.slice(0, 10)).sort(), short.map((entry) => String(entry.date)).sort())
       assert.ok(listed.some((text) => text.startsWith('2026-11-04') && text.includes(`2 of 3 accounts reported (missing: ${facebook?.account_name ?? ''})`)), listed.join('\n'))
       await screenshot(page, dialect, 'status-overview-brand-4')
+      await docsImage(page, dialect, 'status')
 
       // Each chart's data table: the API's value, and a warning exactly where the API's counts fall short.
       for (const metric of METRIC_OF_CHART) {

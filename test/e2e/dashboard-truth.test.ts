@@ -6,7 +6,7 @@ import type { AccountStatus } from '../../packages/client/src/types.js'
 import { importSources } from '../../src/services/import/import.service.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { memorySource } from '../posts/posts-fixtures.js'
-import { assertAccessible, screenshot, shownNumber, waitForLoads, type BrowserSession } from './helpers/browser.js'
+import { assertAccessible, docsImage, screenshot, shownNumber, waitForLoads, type BrowserSession } from './helpers/browser.js'
 import type { DashboardServer } from './helpers/dashboard-server.js'
 import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
 
@@ -99,6 +99,7 @@ for (const dialect of DIALECTS) {
       const listed = await page.locator('[data-incomplete-point]').allTextContents()
       assert.ok(listed.some((text) => text.startsWith('2026-11-04') && text.includes('2 of 3 accounts reported')), listed.join('\n'))
       await screenshot(page, dialect, 'truth-brand-4-90-days')
+      await docsImage(page, dialect, 'brand-4-90-days')
     })
 
     it('draws brand 5\'s engagement rate by the gap rules: its 1,212 % day (interactions without views) does not set the axis', async () => {
@@ -121,6 +122,7 @@ for (const dialect of DIALECTS) {
       assert.ok(plot.marks > 2 * plot.clusters, `a long chart with many incomplete points (${plot.marks} in ${plot.clusters} clusters)`)
       assert.ok(plot.clusters <= Math.ceil(plot.width / 26) + 1, `${plot.clusters} marks over ${plot.width} px`)
       await screenshot(page, dialect, 'truth-400-days-split')
+      await docsImage(page, dialect, '400-days-split')
     })
 
     it('shows the coverage of a barely reported previous period instead of a change (Last 12 months)', async () => {
@@ -144,6 +146,7 @@ for (const dialect of DIALECTS) {
         assert.match(await coverage.textContent() ?? '', new RegExp(`^No change shown: the previous period is \\d+\\.\\d % reported \\(${reported.toLocaleString('en-US')} of ${expected.toLocaleString('en-US')} account-days\\)$`))
       }
       await screenshot(page, dialect, 'truth-12-months')
+      await docsImage(page, dialect, '12-months')
     })
 
     it('shows a period ending in the future through the last synced day, with its change against the same number of days before', async () => {

@@ -7,7 +7,7 @@ import type { AggReport, AnalyticsEntry, Brand } from '../../packages/client/src
 import { addDays } from '../../src/domain/dates.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { allDailyEntries, apiClient, exportFile } from './helpers/api.js'
-import { assertAccessible, launchBrowser, sameRatio, screenshot, shownNumber, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
+import { assertAccessible, docsImage, launchBrowser, sameRatio, screenshot, shownNumber, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
 import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
 import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
 
@@ -362,6 +362,7 @@ for (const dialect of DIALECTS) {
           await assertAccessible(page, `${view} at ${width}px`)
           if (view === 'Overview') await dataTable.click()
           shots.push(await screenshot(page, dialect, view.toLowerCase().replace(' ', '-')))
+          if (view === 'Overview' || view === 'Top posts') await docsImage(page, dialect, view.toLowerCase().replace(' ', '-'))
         }
         await page.setViewportSize({ width: 1440, height: 900 })
       }
