@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import type { Locator, Page } from 'playwright-core'
 import { verifyWebhook } from '../../packages/client/src/webhooks.js'
 import { buildTestApp } from '../helpers/app.js'
 import { insertBrandsWithAccounts } from '../helpers/fixtures.js'
@@ -80,12 +81,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([event.type, event.data], ['webhook.test', { webhook_id: hook.id }])
 
       const row = page.locator(`[data-delivery="dlv_${event.id.slice(4)}"]`)
-      for (let i = 0; i < 20 && !/succeeded/.test(await row.locator('[data-delivery-status]').textContent().catch(() => '') ?? ''); i++) {
-        await page.getByRole('button', { name: 'Refresh log' }).click()
-        await page.waitForTimeout(250)
-      }
-      assert.equal(await row.locator('[data-delivery-status]').textContent(), 'succeeded')
-      assert.match(await row.locator('[data-attempt]').first().textContent() ?? '', /: HTTP 200 in \d+ ms$/)
+      const succeeded = await refreshUntil(page, row, 'the log shows the success', (seen) => seen.status === 'succeeded')
+      assert.match(succeeded.attempts[0] ?? '', /: HTTP 200 in \d+ ms$/, succeeded.attempts.join('\n'))
       await row.getByRole('button', { name: `Redeliver ${event.id}` }).click()
       await waitFor('the redelivery', () => receiver.at('/dashboard').length === 2, 5000)
       assert.equal(receiver.at('/dashboard')[1]?.headers['webhook-id'], event.id)
@@ -114,14 +111,9 @@ for (const dialect of DIALECTS) {
       const log = page.locator(`[data-webhook-log="${String(flaky.id)}"]`)
       assert.equal(await log.locator('[data-log-of]').textContent(), `Delivery log of Flaky receiver (${receiver.origin}/flaky)`)
       const row = log.locator('[data-delivery]').first()
-      await waitFor('the log shows the success', async () => {
-        await page.getByRole('button', { name: 'Refresh log' }).click()
-        await row.waitFor()
-        return await row.locator('[data-delivery-status]').textContent() === 'succeeded'
-      }, 15_000)
-      assert.equal(await row.locator('[data-attempt-count]').textContent(), '3')
-      const attempts = await row.locator('[data-attempt]').allTextContents()
-      assert.equal(attempts.length, 3, attempts.join('\n'))
+      const { attemptCount, attempts } = await refreshUntil(page, row, 'the log shows the success', (seen) => seen.status === 'succeeded')
+      assert.equal(attemptCount, '3')
+      assert.equal(attempts.length, 3, `attempts shown: ${attempts.join(' | ')}`)
       assert.match(attempts[0] ?? '', /: HTTP 200 in \d+ ms$/)
       assert.match(attempts[1] ?? '', /: HTTP 500 in \d+ ms$/)
       assert.match(attempts[2] ?? '', /: HTTP 500 in \d+ ms$/)
@@ -225,4 +217,27 @@ for (const dialect of DIALECTS) {
       return login.json().access_token
     }
   })
+}
+
+/** One delivery row of the log, read in a single look at the page. */
+interface DeliveryRow { status: string, attemptCount: string, attempts: string[] }
+
+/**
+ * Presses "Refresh log" until the delivery row shows what `done` waits for, and returns that row.
+ * The log empties and fills again on every refresh, so the row is read in one evaluation: cells
+ * read one by one could straddle a refresh (the status of the old rows, the attempts of none).
+ */
+async function refreshUntil (page: Page, row: Locator, what: string, done: (seen: DeliveryRow) => boolean): Promise<DeliveryRow> {
+  let seen: DeliveryRow | undefined
+  await waitFor(what, async () => {
+    await page.getByRole('button', { name: 'Refresh log' }).click()
+    seen = await row.evaluate((element): DeliveryRow => ({
+      status: element.querySelector('[data-delivery-status]')?.textContent ?? '',
+      attemptCount: element.querySelector('[data-attempt-count]')?.textContent ?? '',
+      attempts: [...element.querySelectorAll('[data-attempt]')].map((attempt) => attempt.textContent ?? ''),
+    }), undefined, { timeout: 5000 }).catch(() => undefined)
+    return seen !== undefined && done(seen)
+  }, 15_000)
+  assert.ok(seen !== undefined, `${what}: no row read`)
+  return seen
 }
