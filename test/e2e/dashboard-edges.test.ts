@@ -6,7 +6,7 @@ import { importSources } from '../../src/services/import/import.service.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { memorySource } from '../posts/posts-fixtures.js'
 import { apiClient } from './helpers/api.js'
-import { docsImage, launchBrowser, screenshot, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
+import { docsImage, drawnXTicks, launchBrowser, screenshot, signIn, waitForLoads, type BrowserSession } from './helpers/browser.js'
 import { ensureDashboardBuilt } from './helpers/dashboard-build.js'
 import { startDashboardServer, type DashboardServer } from './helpers/dashboard-server.js'
 import { leastDifference } from './helpers/colour.js'
@@ -33,7 +33,10 @@ async function legendColours (page: Page, metric: string): Promise<string[]> {
 
 /** The commonest opaque colour in the strip above a chart's plot, where the marks of incomplete points are drawn. */
 async function markColour (page: Page, metric: string): Promise<string> {
-  const top = (JSON.parse(await page.locator(`[data-chart="${metric}"] .chart`).getAttribute('data-plot') ?? '{}') as { top: number }).top
+  // Set by the chart's draw, after the loads end: waited for (getAttribute waits for the element only).
+  const chart = page.locator(`[data-chart="${metric}"] .chart[data-plot]`)
+  await chart.waitFor()
+  const top = (JSON.parse(await chart.getAttribute('data-plot') ?? '{}') as { top: number }).top
   return await page.locator(`[data-chart="${metric}"] canvas`).evaluate((canvas: HTMLCanvasElement, top: number) => {
     const ratio = canvas.width / canvas.getBoundingClientRect().width
     const { data } = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, Math.floor(top * ratio))
@@ -206,7 +209,7 @@ for (const dialect of DIALECTS) {
           const { difference, vision } = leastDifference(colour, mark)
           assert.ok(difference >= 15, `${metric}: the line colour ${colour} looks like the marks' ${mark} with ${vision} (ΔE ${difference.toFixed(1)})`)
         }
-        const ticks = JSON.parse(await page.locator(`[data-chart="${metric}"] .chart`).getAttribute('data-x-ticks') ?? '[]') as string[]
+        const ticks = await drawnXTicks(page, metric)
         assert.ok(ticks.length >= 3, `${metric}: dates on the axis`)
         for (const tick of ticks) assert.match(tick, /^2026-(10|11)-\d{2}$/, `${metric}: an ISO date on the axis`)
         assert.equal(await rightEdgeInk(page, metric), 0, `${metric}: the last date label is not cut at the right edge`)
@@ -214,7 +217,7 @@ for (const dialect of DIALECTS) {
       await page.goto(`${server.baseUrl}/dashboard/?period=12m&granularity=monthly&brands=1`)
       await signIn(page, server.partner)
       await waitForLoads(page)
-      const months = JSON.parse(await page.locator('[data-chart="views"] .chart').getAttribute('data-x-ticks') ?? '[]') as string[]
+      const months = await drawnXTicks(page, 'views')
       assert.ok(months.length >= 3)
       for (const tick of months) assert.match(tick, /^202[56]-\d{2}$/, 'an ISO month on the axis')
     })

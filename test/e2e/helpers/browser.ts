@@ -67,9 +67,36 @@ export async function signIn (page: Page, partner: Pick<TestPartner, 'clientKey'
   await page.getByRole('button', { name: 'Sign out' }).waitFor()
 }
 
-/** Waits until no load is under way on the page (every loading state replaced by data, empty or a problem). */
+/**
+ * Waits until no load is under way on the page (every loading state replaced by data, empty or a
+ * problem) and what is drawn after the loads is drawn. Besides a view's "Loading…" (`.state-loading`):
+ * - a chart not drawn yet: line-chart.tsx builds uPlot in an effect, a frame after the render that
+ *   ended the loads, and marks the drawn chart with `data-plot` (legend, canvas and `data-x-ticks`
+ *   come with the same draw);
+ * - a second load a panel shows inline, once its main one is done: the Platforms bars' previous
+ *   period ("…" in `[data-previous]`), the previous period's coverage of the Summary cards and of
+ *   the Top accounts' change cells ("Checking the previous period…").
+ * The page's own data-status load of the Table view (its missing-days list) has no loading state at
+ * all: a test reading that list waits for it.
+ */
 export async function waitForLoads (page: Page): Promise<void> {
-  await page.waitForFunction(() => document.querySelector('.state-loading') === null && document.querySelector('.panel') !== null, null, { timeout: UI_TIMEOUT_MS * 2 })
+  await page.waitForFunction(() => {
+    if (document.querySelector('.panel') === null) return false
+    if (document.querySelector('.state-loading, .chart:not([data-plot])') !== null) return false
+    if ([...document.querySelectorAll('[data-bars] [data-previous]')].some((cell) => cell.textContent === '…')) return false
+    return ![...document.querySelectorAll('.card-change, [data-field="change"]')].some((cell) => (cell.textContent ?? '').startsWith('Checking the previous period'))
+  }, null, { timeout: UI_TIMEOUT_MS * 2 })
+}
+
+/**
+ * A chart's x-axis labels as drawn (`data-x-ticks`, the canvas has no text to read). Written by the
+ * chart's draw, a frame after the render that ended its loads: waited for, never read before (a
+ * chart re-rendered for new data is a new element, so what is waited for is the new chart's).
+ */
+export async function drawnXTicks (page: Page, metric: string): Promise<string[]> {
+  const chart = page.locator(`[data-chart="${metric}"] .chart[data-x-ticks]`)
+  await chart.waitFor()
+  return JSON.parse(await chart.getAttribute('data-x-ticks') ?? '[]') as string[]
 }
 
 /** axe-core over the whole page: no violation of any rule it runs by default (WCAG 2.x A/AA and best practices). */
