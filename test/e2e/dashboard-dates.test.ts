@@ -46,6 +46,20 @@ async function drawnText (page: Page, selector: string): Promise<string> {
   }
 }
 
+/**
+ * Back from the Exports view to the Overview, its loads done. Back is a same-document navigation:
+ * the page renders the Overview on its popstate, which may come after goBack returns, and
+ * waitForLoads alone would pass on the Exports view still shown. The filters are the Overview's;
+ * once its loads end, the filter form's effect that resets what is edited (run with the loads'
+ * start) has run too, so the next test's edits stay.
+ */
+async function backToOverview (page: Page): Promise<void> {
+  await page.goBack()
+  // Attached, not visible: at 390 px the filters are folded.
+  await page.locator('form[aria-label="Filters"]').waitFor({ state: 'attached' })
+  await waitForLoads(page)
+}
+
 /** Types into a field as a person does: click, select what is there, type. */
 async function typeInto (page: Page, selector: string, text: string): Promise<void> {
   await page.locator(selector).click()
@@ -92,8 +106,7 @@ for (const dialect of DIALECTS) {
       await page.locator('#export-since').waitFor()
       assert.equal(await drawnText(page, '#export-since'), '2026-10-28', 'the export form\'s first day drawn as ISO text')
       assert.equal(await drawnText(page, '#export-until'), LAST_DAY, 'the export form\'s last day drawn as ISO text')
-      await page.goBack()
-      await waitForLoads(page)
+      await backToOverview(page)
     })
 
     it('refuses a malformed date or one after the last day with data next to its field, and asks nothing', async () => {
@@ -158,6 +171,8 @@ for (const dialect of DIALECTS) {
 
         await page.getByRole('link', { name: 'Exports' }).click()
         await page.locator('#export-since').waitFor()
+        // The view's own list of exports (GET /exports) answered first: only a request after this is the form's.
+        await waitForLoads(page)
         await typeInto(page, '#export-since', '2026-11-31')
         await typeInto(page, '#export-until', '2026-11-25')
         const exportsBefore = asked.length
@@ -171,8 +186,7 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(await outsideTheirBox(page), [], 'the export form with both refusals at 390 px')
         await assertAccessible(page, 'the export form with its dates refused')
         await screenshot(page, `dates/${dialect}`, 'export-date-refused')
-        await page.goBack()
-        await waitForLoads(page)
+        await backToOverview(page)
       } finally {
         await page.setViewportSize({ width: 1440, height: 900 })
       }
