@@ -323,10 +323,15 @@ for (const dialect of DIALECTS) {
       }
 
       // A week of LinkedIn posts of every type fits in one page of 50: the download is the whole export.
-      await page.getByLabel('Post type').selectOption('')
-      await page.getByLabel('Show').selectOption('50')
+      // The period first: each picker below changes the address, and the filter form resets what is
+      // being edited to the address a frame later (its effect), which would undo a period chosen
+      // right after a picker. Each change is waited for before the next.
       await page.getByLabel('Period', { exact: true }).selectOption('7d')
       await applyFilters(page)
+      await page.getByLabel('Post type').selectOption('')
+      await waitForLoads(page)
+      await page.getByLabel('Show').selectOption('50')
+      await waitForLoads(page)
       const week = await api.posts({ since: addDays(today, -6), until: today, platform: ['li'], order_by: 'engagement_rate', limit: 50 })
       assert.ok(week.data.length > 0 && week.next_cursor === null, 'the demo has a few LinkedIn posts a week')
       assert.equal(await page.locator('[data-posts-count]').textContent(), `All ${week.data.length} matching posts.`)
