@@ -144,7 +144,9 @@ for (const dialect of DIALECTS) {
       await page.locator('#until').fill(LAST_DAY)
       await page.getByRole('button', { name: 'Apply filters' }).click()
       const error = page.locator('#date-error')
-      // 2023-01-01 to 2026-11-24, both included: 1,424 days, as the API counts them.
+      // 2023-01-01 to 2026-11-24, both included: 1,424 days, as the API counts them. The (empty) message
+      // is on the page before the press: waited for as the alert it becomes, then read.
+      await page.locator('#date-error[role="alert"]').waitFor()
       assert.equal(await error.textContent(), 'The period may span at most 1096 days; got 1424: choose a shorter period.')
       assert.equal(await error.getAttribute('role'), 'alert')
       assert.equal(new URL(page.url()).searchParams.get('since'), null, 'the address keeps the period shown')
