@@ -85,7 +85,13 @@ for (const dialect of DIALECTS) {
         assert.equal(independentlyVerified(otherHook.secret === secret ? all.secret : otherHook.secret, delivery.headers, delivery.body), false)
       }
 
-      const log = await deliveryLog(api.app, api.auth, all.id)
+      // Each outcome is written a moment after its receiver answered (group commit), so the log may
+      // still say pending when the bodies have arrived: waited for, not read after a fixed pause.
+      let log = await deliveryLog(api.app, api.auth, all.id)
+      await waitFor('the log of /a-all says delivered', async () => {
+        log = await deliveryLog(api.app, api.auth, all.id)
+        return log.data.length === 3 && log.data.every((delivery) => delivery.status !== 'pending')
+      }, 15_000)
       assert.deepEqual(log.data.map((delivery) => [delivery.id, delivery.event_id, delivery.status, delivery.attempt_count]), [
         [`dlv_${first + 3}`, `evt_${first + 3}`, 'succeeded', 1],
         [`dlv_${first + 1}`, `evt_${first + 1}`, 'succeeded', 1],
