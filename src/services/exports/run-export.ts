@@ -7,7 +7,7 @@ import { sortPlatforms, type PlatformCode } from '../../domain/platforms.js'
 import type { AnalyticsUpdatedData } from '../../domain/changes.js'
 import { compilingDb } from '../../storage/exports/compiling-db.js'
 import {
-  accountCountQuery, accountRowsQuery, changedDailyRowsQuery, dailyCopyStatement, changedEventsQuery, dailyCountQuery, dailyRowsQuery, postCountQuery, postRowsQuery,
+  accountCountQuery, accountRowsQuery, changedDailyRowsQuery, dailyCopyStatement, dailyCsvLinesQuery, changedEventsQuery, dailyCountQuery, dailyRowsQuery, postCountQuery, postRowsQuery,
   type ChangedAccount,
 } from '../../storage/exports/dataset-queries.js'
 import { openFileWriter, type FileWriter, type ParquetEngine } from '../../storage/exports/file-writers.js'
@@ -107,14 +107,14 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
       writer = { writer: await openFileWriter({ format: request.format, compression: request.compression, columns, path, parquet: ctx.parquet }), name, rows: 0 }
     }
     let current: string | undefined
-    const copy = snapshot.copy
-    const literal = snapshot.literal
-    const copying = !incremental && request.dataset === 'daily' && request.format === 'parquet' && copy !== undefined && literal !== undefined
+    const staged = !incremental && request.dataset === 'daily' && request.format === 'parquet' ? stagingCsvOf(snapshot, db, job.userId, request) : undefined
+    const copying = staged !== undefined
     if (copying) {
-      // PostgreSQL, daily as Parquet: the server's own CSV (COPY) is the staging file's text, cut
-      // into files by the month of each line's date (its first 7 bytes), unconverted.
+      // daily as Parquet: the store's own CSV of the rows (PostgreSQL's COPY, SQLite's lines) is the
+      // staging file's text, cut into files by the month of each line's date (its first 7 bytes),
+      // unconverted.
       let leftover: Buffer | undefined
-      for await (const chunk of copy(dailyCopyStatement(db, job.userId, request, literal as (value: string) => string))) {
+      for await (const chunk of staged) {
         ctx.signal.throwIfAborted()
         const data = leftover === undefined ? chunk : Buffer.concat([leftover, chunk])
         const end = data.lastIndexOf(LF) + 1
@@ -184,6 +184,16 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
 }
 
 const LF = 10
+
+/**
+ * A daily Parquet export's staging CSV as the store writes it, lines starting with the date:
+ * PostgreSQL's COPY of the rows, SQLite's statement of lines (dataset-queries.ts).
+ */
+function stagingCsvOf (snapshot: ExportSnapshot, db: ReturnType<typeof compilingDb>, userId: string, request: ExportRequest): AsyncIterable<Buffer> | undefined {
+  if (snapshot.copy !== undefined && snapshot.literal !== undefined) return snapshot.copy(dailyCopyStatement(db, userId, request, snapshot.literal))
+  if (snapshot.lines !== undefined) return snapshot.lines(dailyCsvLinesQuery(db, userId, request), BATCH_ROWS)
+  return undefined
+}
 
 /** Whether the lines at `a` and `b` start with the same 7 bytes (YYYY-MM). */
 function sameMonth (data: Buffer, a: number, b: number): boolean {

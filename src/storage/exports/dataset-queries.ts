@@ -73,6 +73,27 @@ export function dailyCopyStatement (db: Kysely<Database>, userId: string, reques
   return `copy (${text}) to stdout (format csv)`
 }
 
+/**
+ * SQLite: the same rows as dailyRowsQuery, each as one line of a Parquet file's staging CSV
+ * (file-writers.ts), LF-terminated, formatted by the statement as PostgreSQL's COPY would: the date
+ * first and as it is (YYYY-MM-DD: the file is cut by its first 7 bytes), the platform quoted with
+ * its `"` doubled (`%w`; neither is ever NULL), every integer as its digits, revenue as its exact
+ * decimal, NULL an empty cell (`%s` of NULL). One text per row is what the export process
+ * then handles, where a row of values cost a JavaScript value per cell and their conversion.
+ */
+export function dailyCsvLinesQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
+  const revenue = sql`case when d.revenue_micros is null then null
+    when d.revenue_micros < 0 then printf('-%d.%06d', -d.revenue_micros / 1000000, -d.revenue_micros % 1000000)
+    else printf('%d.%06d', d.revenue_micros / 1000000, d.revenue_micros % 1000000) end`
+  const metrics = DAILY_METRIC_REFS.map((ref) => ref === 'd.revenue_micros' ? revenue : sql.ref(ref))
+  const format = `%s,%s,"%w",%s${',%s'.repeat(metrics.length)}\n`
+  const line = sql<string>`printf(${sql.lit(format)}, d.date, accounts.brand_id, d.platform, d.account_id, ${sql.join(metrics)})`
+  return dailyBase(db, userId, request)
+    .select(line.as('line'))
+    .orderBy('d.date').orderBy('accounts.brand_id').orderBy('d.platform').orderBy('d.account_id')
+    .compile()
+}
+
 export function dailyCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
   return dailyBase(db, userId, request).select((eb) => eb.fn.countAll().as('rows')).compile()
 }

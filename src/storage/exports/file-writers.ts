@@ -120,9 +120,13 @@ export interface ParquetEngine {
   close: () => Promise<void>
 }
 
-/** Texts staged as VARCHAR and cast when the file is written (dates, timestamps, exact decimals). */
-function stagedAsText (column: ExportColumn): boolean {
-  return column.type !== 'BIGINT'
+/**
+ * How DuckDB reads a staged column: dates and exact decimals as their own type (DuckDB's CSV reader
+ * parses them as a cast from text would, for less work: the same Parquet bytes), timestamps as
+ * VARCHAR cast when the file is written (their staged text ends in Z).
+ */
+function stagedType (column: ExportColumn): string {
+  return column.type === 'TIMESTAMP' ? 'VARCHAR' : column.type
 }
 
 function quoteIdentifier (name: string): string {
@@ -190,10 +194,10 @@ export function createParquetEngine (options: ParquetEngineOptions): ParquetEngi
           await text.end()
           const connection: DuckDBConnection = await (await instanceOf()).connect()
           try {
-            const types = columns.map((column) => `${quoteLiteral(column.name)}: '${stagedAsText(column) ? 'VARCHAR' : 'BIGINT'}'`).join(', ')
+            const types = columns.map((column) => `${quoteLiteral(column.name)}: '${stagedType(column)}'`).join(', ')
             const select = columns.map((column) => {
               const name = quoteIdentifier(column.name)
-              return column.type === 'BIGINT' || column.type === 'VARCHAR' ? name : `cast(${name} as ${column.type}) as ${name}`
+              return stagedType(column) === column.type ? name : `cast(${name} as ${column.type}) as ${name}`
             }).join(', ')
             const read = `read_csv(${quoteLiteral(staged)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', ` +
               `new_line = '\\n', allow_quoted_nulls = false, columns = {${types}})`

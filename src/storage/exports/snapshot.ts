@@ -36,6 +36,11 @@ export interface ExportSnapshot {
   copy?: (statement: string) => AsyncIterable<Buffer>
   /** PostgreSQL only: a text as an SQL literal. */
   literal?: (value: string) => string
+  /**
+   * SQLite only: runs a statement whose rows are one text each (a line, LF-terminated), yielding
+   * them concatenated, about `linesPerChunk` lines at a time (a chunk always ends with a line).
+   */
+  lines?: (query: CompiledQuery, linesPerChunk: number) => AsyncIterable<Buffer>
   close: () => Promise<void>
 }
 
@@ -110,6 +115,21 @@ function openSqliteFile (file: string): ExportSnapshot {
         }
       }
       if (batch.length > 0) yield batch
+    },
+    async * lines (query, linesPerChunk) {
+      const iterator = sqlite.prepare(query.sql).pluck(true).iterate(...(query.parameters as unknown[]))
+      let chunk = ''
+      let count = 0
+      for (const line of iterator) {
+        chunk += line as string
+        if (++count >= linesPerChunk) {
+          yield Buffer.from(chunk)
+          chunk = ''
+          count = 0
+          await yieldToLoop()
+        }
+      }
+      if (count > 0) yield Buffer.from(chunk)
     },
     all: async <T>(query: CompiledQuery) => sqlite.prepare(query.sql).all(...(query.parameters as unknown[])) as T[],
     close: async () => {
