@@ -23,12 +23,12 @@
  *
  * First each question's two answers are compared (every row: integers equal, rates within
  * 0.000001; top10: the same accounts in the same order); a difference stops the run. Then
- * --warmup (3) unmeasured and --runs (30) measured rounds, the service's request and the SQL
+ * --warmup (3) unmeasured and --runs (100) measured rounds, the service's request and the SQL
  * taking turns, one at a time: the service's time runs from sending the request (keep-alive
  * HTTP, no compression) to the last byte of its answer; the SQL's from the call to the rows in
  * hand (better-sqlite3 on a read-only connection; node-postgres), in this process — no HTTP,
  * JSON or authentication on the peer's side, so its figure is a lower bound of the peer's.
- * Prints p50 and p99 (nearest rank; of 30 runs, p99 is the slowest) and the ratio of p50s.
+ * Prints p50 and p99 (nearest rank; of 100 runs, p99 is the second slowest) and the ratio of p50s.
  */
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
@@ -48,7 +48,7 @@ const { values: args } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
     questions: { type: 'string', default: 'week,top10,month' },
     cache: { type: 'string', default: '/tmp/bench-2930' },
-    runs: { type: 'string', default: '30' },
+    runs: { type: 'string', default: '100' },
     warmup: { type: 'string', default: '3' },
     'drop-postgres': { type: 'boolean', default: false },
   },
