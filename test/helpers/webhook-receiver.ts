@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net'
 /**
  * A real HTTP receiver for webhook tests, on 127.0.0.1 and a free port: it records every request
  * (path, headers, raw body, when it came) and answers as each path is told — a status sequence,
- * a hang, a redirect, a large body. Its verifier is written from the Standard Webhooks text alone,
+ * a hang, a hold the test ends, a redirect, a large body. It knows which requests are still open
+ * (neither answered nor cut by the sender), so a test can prove an order of events — "the
+ * bystander was served while these were held" — instead of timing it. Its verifier is written from the Standard Webhooks text alone,
  * independently of the service's signer and of the client's verifyWebhook.
  */
 
@@ -20,6 +22,8 @@ export interface ReceivedDelivery {
 export interface Behaviour {
   statuses?: number[]
   hang?: boolean
+  /** Never answer until `release` is called for the path, then answer 200 (a slow receiver the test controls). */
+  hold?: boolean
   /** Milliseconds before answering. */
   delayMs?: number
   /** Extra headers (e.g. Location on a 302). */
@@ -41,6 +45,12 @@ export interface Receiver {
   on: (path: string, behaviour: Behaviour) => void
   /** The deliveries to one path. */
   at: (path: string) => ReceivedDelivery[]
+  /** Requests to paths starting with `prefix` that are still open: not answered, and not cut by the sender. */
+  open: (prefix: string) => number
+  /** Requests to paths starting with `prefix` that the sender cut before they were answered (its timeout, its stop). */
+  cut: (prefix: string) => number
+  /** Answers 200 to every held request of paths starting with `prefix`, and stops holding new ones there. */
+  release: (prefix: string) => void
   close: () => Promise<void>
 }
 
@@ -51,6 +61,11 @@ export async function startReceiver (): Promise<Receiver> {
   const underWay = new Set<string>()
   const overlaps: string[] = []
   const hanging = new Set<ServerResponse>()
+  const held = new Map<ServerResponse, string>()
+  /** Open requests by path; the paths of requests the sender cut before an answer. */
+  const openPaths = new Map<ServerResponse, string>()
+  const cutPaths: string[] = []
+  const releasing = new Set<string>()
   let inFlight = 0
   let maxInFlight = 0
   const server: Server = createServer((request, response) => {
@@ -65,9 +80,19 @@ export async function startReceiver (): Promise<Receiver> {
       inFlight++
       maxInFlight = Math.max(maxInFlight, inFlight)
       response.on('close', () => { inFlight-- })
+      openPaths.set(response, path)
+      response.on('finish', () => { openPaths.delete(response) })
+      response.on('close', () => {
+        if (openPaths.delete(response)) cutPaths.push(path)
+      })
       const behaviour = behaviours.get(path) ?? {}
       const call = calls.get(path) ?? 0
       calls.set(path, call + 1)
+      if (behaviour.hold === true && ![...releasing].some((prefix) => path.startsWith(prefix))) {
+        held.set(response, path)
+        response.on('close', () => { held.delete(response); underWay.delete(key) })
+        return
+      }
       if (behaviour.hang === true) {
         hanging.add(response)
         response.on('close', () => { hanging.delete(response); underWay.delete(key) })
@@ -105,8 +130,19 @@ export async function startReceiver (): Promise<Receiver> {
     maxInFlight: () => maxInFlight,
     on: (path, behaviour) => { behaviours.set(path, behaviour) },
     at: (path) => received.filter((delivery) => delivery.path === path),
+    open: (prefix) => [...openPaths.values()].filter((path) => path.startsWith(prefix)).length,
+    cut: (prefix) => cutPaths.filter((path) => path.startsWith(prefix)).length,
+    release: (prefix) => {
+      releasing.add(prefix)
+      for (const [response, path] of held) {
+        if (!path.startsWith(prefix)) continue
+        held.delete(response)
+        response.writeHead(200, { 'content-type': 'text/plain' })
+        response.end('ok')
+      }
+    },
     close: async () => {
-      for (const response of hanging) response.destroy()
+      for (const response of [...hanging, ...held.keys()]) response.destroy()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
