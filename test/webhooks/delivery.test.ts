@@ -11,13 +11,16 @@ import { QUIET, createWebhook, deliveryLog, partnerWithToken, record } from './w
 
 /**
  * Events recorded → signed deliveries on a real receiver (127.0.0.1), on both stores: one per
- * subscribed endpoint whose partner sees the event, within 2 s, with the feed's own bytes; every
+ * subscribed endpoint whose partner sees the event, with the feed's own bytes (how soon is the
+ * benchmark's business, `npm run bench:webhooks`; here a generous bound only says it happens); every
  * signature checked by the client's verifyWebhook and by an independent implementation. Then the
  * retry schedule (500, 500, 200), a rolled-back transaction, the webhook.test event, a secret
  * rotation (two signatures) and redelivery.
  */
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms' }
+/** A generous bound for what must happen at all (a busy machine), not a measure of speed. */
+const BOUND_MS = 30_000
 
 for (const dialect of DIALECTS) {
   describe(`webhook delivery (${dialect})`, () => {
@@ -38,7 +41,7 @@ for (const dialect of DIALECTS) {
       await receiver.close()
     })
 
-    it('sends each event once to every subscribed endpoint whose partner sees it, signed, within 2 s', async () => {
+    it('sends each event once to every subscribed endpoint whose partner sees it, signed', async (t) => {
       const all = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/a-all` })
       const postsOnly = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/a-posts`, events: ['posts.updated'] })
       const other = await partnerWithToken(api.app, api.test.store, [2])
@@ -62,11 +65,11 @@ for (const dialect of DIALECTS) {
         // brand 3's rename goes to nobody subscribed to brand.updated; its partner took analytics and posts only.
         '/c-all': [],
       }
-      await waitFor('every delivery', () => Object.entries(expected).every(([path, want]) => ids(path).length >= want.length), 2000)
+      await waitFor('every delivery', () => Object.entries(expected).every(([path, want]) => ids(path).length >= want.length), BOUND_MS)
+      t.diagnostic(`${dialect}: the last delivery arrived ${Math.max(...receiver.received.map((delivery) => delivery.receivedAt)) - committed} ms after the commit (information, not asserted)`)
       // Nothing more arrives after a further poll or two.
       await new Promise((resolve) => setTimeout(resolve, 600))
       for (const [path, want] of Object.entries(expected)) assert.deepEqual(ids(path), want.sort(), path)
-      assert.ok(receiver.received.every((delivery) => delivery.receivedAt - committed < 2000))
 
       const events = await api.test.store.db.selectFrom('change_events').selectAll().where('event_id', '>=', first).orderBy('event_id').execute()
       const secrets: Record<string, string> = { '/a-all': all.secret, '/a-posts': postsOnly.secret, '/b-all': otherHook.secret }
@@ -109,10 +112,10 @@ for (const dialect of DIALECTS) {
       receiver.on('/flaky', { statuses: [500, 500, 200] })
       const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/flaky`, events: ['brand.updated'] })
       await record(api.test.store, [{ type: 'brand.updated', data: { brand_id: 1, brand_name: 'Alpha', change: 'renamed' } }])
-      await waitFor('three attempts', () => receiver.at('/flaky').length >= 3, 5000)
+      await waitFor('three attempts', () => receiver.at('/flaky').length >= 3, BOUND_MS)
       const bodies = new Set(receiver.at('/flaky').map((delivery) => `${String(delivery.headers['webhook-id'])} ${delivery.body}`))
       assert.equal(bodies.size, 1, 'every attempt carries the same event and webhook-id')
-      await waitFor('the log says succeeded', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'succeeded', 2000)
+      await waitFor('the log says succeeded', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'succeeded', BOUND_MS)
       const [delivery] = (await deliveryLog(api.app, api.auth, hook.id)).data
       assert.equal(delivery?.attempt_count, 3)
       assert.deepEqual(delivery?.attempts.map((attempt) => [attempt.http_status, attempt.error, attempt.response_body_excerpt]), [
@@ -131,7 +134,7 @@ for (const dialect of DIALECTS) {
       receiver.on('/down', { statuses: [503] })
       const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/down`, events: ['brand.updated'] })
       await record(api.test.store, [{ type: 'brand.updated', data: { brand_id: 2, brand_name: 'Beta', change: 'renamed' } }])
-      await waitFor('failed', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'failed', 5000)
+      await waitFor('failed', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'failed', BOUND_MS)
       const [delivery] = (await deliveryLog(api.app, api.auth, hook.id)).data
       assert.equal(delivery?.attempt_count, 3)
       assert.equal(delivery?.next_attempt_at, null)
@@ -145,21 +148,26 @@ for (const dialect of DIALECTS) {
       const redelivered = await api.app.inject({ method: 'POST', url: `/webhooks/${hook.id}/deliveries/${delivery?.id ?? ''}/redeliver`, headers: api.auth })
       assert.equal(redelivered.statusCode, 202)
       assert.equal(redelivered.json().status, 'pending')
-      await waitFor('redelivered', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'succeeded', 2000)
+      await waitFor('redelivered', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'succeeded', BOUND_MS)
       assert.equal(receiver.at('/down').length, 4)
       assert.equal(new Set(receiver.at('/down').map((entry) => entry.headers['webhook-id'])).size, 1, 'the same webhook-id: receivers dedupe by it')
       assert.equal((await deliveryLog(api.app, api.auth, hook.id)).data[0]?.attempt_count, 4)
     })
 
     it('sends nothing for events of a rolled-back transaction', async () => {
-      await createWebhook(api.app, api.auth, { url: `${receiver.origin}/rollback` })
+      const hook = await createWebhook(api.app, api.auth, { url: `${receiver.origin}/rollback` })
       await assert.rejects(api.test.store.db.transaction().execute(async (trx) => {
         const { recordEvents } = await import('../../src/storage/changes/change-log.repository.js')
         await recordEvents(trx, [{ type: 'brand.updated', data: { brand_id: 1, brand_name: 'Never', change: 'renamed' } }], '2026-11-25T10:00:00Z')
         throw new Error('the import failed')
       }), /the import failed/)
-      await new Promise((resolve) => setTimeout(resolve, 800))
-      assert.equal(receiver.at('/rollback').length, 0)
+      // Nothing of it was queued: the webhook's log holds only the event committed after it, once
+      // that one is delivered (not "nothing arrived within some time").
+      await record(api.test.store, [{ type: 'brand.updated', data: { brand_id: 1, brand_name: 'Committed', change: 'renamed' } }])
+      await waitFor('the committed event delivered', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.status === 'succeeded', BOUND_MS)
+      const log = await deliveryLog(api.app, api.auth, hook.id)
+      assert.deepEqual(log.data.map((delivery) => [delivery.event_type, delivery.status]), [['brand.updated', 'succeeded']])
+      assert.deepEqual(receiver.at('/rollback').map((delivery) => JSON.parse(delivery.body).data.brand_name), ['Committed'])
     })
 
     it('sends webhook.test on request, whatever the endpoint subscribed to', async () => {
@@ -169,7 +177,7 @@ for (const dialect of DIALECTS) {
       const queued = response.json()
       assert.equal(queued.event_type, 'webhook.test')
       assert.equal(queued.status, 'pending')
-      await waitFor('the test event', () => receiver.at('/test-event').length === 1, 2000)
+      await waitFor('the test event', () => receiver.at('/test-event').length === 1, BOUND_MS)
       const [delivery] = receiver.at('/test-event')
       assert.equal(delivery?.headers['webhook-id'], queued.event_id)
       const event = verifyWebhook(hook.secret, delivery?.headers ?? {}, delivery?.body ?? '')
@@ -187,7 +195,7 @@ for (const dialect of DIALECTS) {
       const expiresIn = Date.parse(until) - Date.now()
       assert.ok(expiresIn > 23.9 * 3_600_000 && expiresIn <= 24 * 3_600_000, until)
       await api.app.inject({ method: 'POST', url: `/webhooks/${hook.id}/test`, headers: api.auth })
-      await waitFor('delivered', () => receiver.at('/rotated').length === 1, 2000)
+      await waitFor('delivered', () => receiver.at('/rotated').length === 1, BOUND_MS)
       const [delivery] = receiver.at('/rotated')
       assert.equal(String(delivery?.headers['webhook-signature']).split(' ').length, 2)
       for (const key of [secret, hook.secret]) {
