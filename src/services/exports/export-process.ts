@@ -93,8 +93,6 @@ async function run (start: ExportProcessStart): Promise<void> {
   } catch (error) {
     const failure = error instanceof ExportFailure ? { code: error.code, message: error.message } : { message: error instanceof Error ? (error.stack ?? error.message) : String(error) }
     await send({ type: 'failed', ...failure }).catch(() => {})
-  } finally {
-    await parquet.close().catch(() => {})
   }
 }
 

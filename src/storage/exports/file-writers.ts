@@ -114,10 +114,9 @@ function openTextWriter (options: WriterOptions): FileWriter {
   }
 }
 
-/** Parquet through DuckDB: one in-memory instance per process, a connection per file. */
+/** Parquet through DuckDB: an in-memory instance for each file, closed when the file is written. */
 export interface ParquetEngine {
   open: (columns: readonly ExportColumn[], path: string, compression: ExportCompression) => Promise<FileWriter>
-  close: () => Promise<void>
 }
 
 /**
@@ -168,8 +167,11 @@ export interface ParquetEngineOptions {
  * stage the next file's rows meanwhile (run-export.ts overlaps them, one file at a time).
  */
 export function createParquetEngine (options: ParquetEngineOptions): ParquetEngine {
-  let instance: Promise<DuckDBInstance> | undefined
-  const instanceOf = async (): Promise<DuckDBInstance> => await (instance ??= DuckDBInstance.create(':memory:', {
+  // One DuckDB instance per file, closed when the file is written: an instance kept for the next
+  // file keeps its buffer pool filled up to memory_limit, so the export process grew file by file
+  // (24 months of scale M: 210-220 MB against 148-152 MB with an instance per file, ~40 ms more
+  // per file, mostly hidden behind the next file's reading).
+  const createInstance = async (): Promise<DuckDBInstance> => await DuckDBInstance.create(':memory:', {
     memory_limit: options.memoryLimit,
     threads: String(options.threads ?? 1),
     temp_directory: options.tempDirectory,
@@ -178,7 +180,7 @@ export function createParquetEngine (options: ParquetEngineOptions): ParquetEngi
     // Exports read nothing but their own staged files: no extension is ever loaded or fetched.
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-  }))
+  })
   return {
     open: async (columns, path, compression) => {
       const staged = `${path}.csv`
@@ -201,7 +203,8 @@ export function createParquetEngine (options: ParquetEngineOptions): ParquetEngi
         },
         finish: async () => {
           await text.end()
-          const connection: DuckDBConnection = await (await instanceOf()).connect()
+          const instance = await createInstance()
+          const connection: DuckDBConnection = await instance.connect()
           try {
             const types = columns.map((column) => `${quoteLiteral(column.name)}: '${stagedType(column)}'`).join(', ')
             const select = columns.map((column) => {
@@ -213,6 +216,7 @@ export function createParquetEngine (options: ParquetEngineOptions): ParquetEngi
             await connection.run(`copy (select ${select} from ${read}) to ${quoteLiteral(path)} (format parquet, compression ${compression}, row_group_size ${PARQUET_ROW_GROUP_ROWS})`)
           } finally {
             connection.closeSync()
+            instance.closeSync()
             await rm(staged, { force: true })
           }
           return { path, rows, ...await digestFile(path) }
@@ -223,12 +227,6 @@ export function createParquetEngine (options: ParquetEngineOptions): ParquetEngi
           await rm(path, { force: true })
         },
       }
-    },
-    close: async () => {
-      if (instance === undefined) return
-      const opened = await instance
-      instance = undefined
-      opened.closeSync()
     },
   }
 }
