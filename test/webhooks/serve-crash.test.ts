@@ -89,20 +89,24 @@ for (const dialect of DIALECTS) {
       assert.ok([...counts.values()].every((count) => count <= 2))
     })
 
-    it('stops on SIGTERM within the shutdown bound while an attempt hangs, and gives the delivery back', async () => {
+    it('stops on SIGTERM within the shutdown bound while an attempt hangs, and gives the delivery back', async (t) => {
       if (server !== undefined) await server.stop()
       const partner = await partnerWithToken(app, test.store, [1])
       receiver.on('/sigterm', { hang: true })
       const hook = await createWebhook(app, partner.auth, { url: `${receiver.origin}/sigterm`, events: ['brand.updated'] })
       server = await startBuiltServer({ DATABASE_URL: test.databaseUrl, WEBHOOK_ALLOW_PRIVATE: '1' })
       await record(test.store, [{ type: 'brand.updated', data: { brand_id: 1, brand_name: 'Hanging', change: 'renamed' } }])
-      await waitFor('the attempt under way', () => receiver.at('/sigterm').length === 1, 5000)
+      await waitFor('the attempt under way', () => receiver.at('/sigterm').length === 1, 30_000)
       const signalled = Date.now()
+      const output = server.output
       const code = await server.stop()
-      const took = Date.now() - signalled
+      t.diagnostic(`${dialect}: exited ${Date.now() - signalled} ms after SIGTERM (information, not asserted)`)
       server = undefined
-      assert.equal(code, 0)
-      assert.ok(took < 10_000, `exited ${took} ms after SIGTERM`)
+      // The bound is the service's own (SHUTDOWN_GRACE_MS, 10 s): past it, serve logs "shutdown
+      // grace period over" and exits 1. Exit 0 is the stop finishing inside it, whatever the
+      // machine's speed. The row below says the hanging attempt was cut and given back, uncounted.
+      assert.equal(code, 0, output())
+      assert.doesNotMatch(output(), /shutdown grace period over/)
       const row = await test.store.db.selectFrom('webhook_deliveries').select(['status', 'attempt_count', 'lease_token']).where('endpoint_id', '=', hook.id).executeTakeFirstOrThrow()
       assert.deepEqual([row.status, Number(row.attempt_count), row.lease_token], ['pending', 0, null])
     })
