@@ -24,13 +24,21 @@ export interface ProcessRunOptions extends Omit<ExportProcessStart, 'type' | 'jo
   onFile: (file: ExportFile, path: string) => Promise<void>
 }
 
+/**
+ * V8's young generation for the process (MB per semi-space; V8's default is 16): an export makes
+ * short-lived texts by the million (a SQLite line, a chunk) and keeps few, and at 16 MB the heap
+ * grew by 30 MB more over an export of two years of 1,000 brands, for no less garbage-collection
+ * time. The server's own flags come after: one it was given wins.
+ */
+const PROCESS_FLAGS = ['--max-semi-space-size=4']
+
 /** The process's module and flags: its JavaScript when compiled, its TypeScript through tsx from the sources. */
 function processLoading (): { file: string, execArgv: string[] } {
   const fromSources = import.meta.url.endsWith('.ts')
   const file = fileURLToPath(new URL(`./export-process.${fromSources ? 'ts' : 'js'}`, import.meta.url))
-  if (!fromSources) return { file, execArgv: [...process.execArgv] }
+  if (!fromSources) return { file, execArgv: [...PROCESS_FLAGS, ...process.execArgv] }
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-  return { file, execArgv: [...withoutTsxLoaders(process.execArgv), '--import', tsx] }
+  return { file, execArgv: [...PROCESS_FLAGS, ...withoutTsxLoaders(process.execArgv), '--import', tsx] }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CompiledQuery } from 'kysely'
-import { formatUtcSeconds } from '../../domain/dates.js'
+import { addDays, formatUtcSeconds, lastDayOfMonth } from '../../domain/dates.js'
 import { datasetColumns, fileExtension, microsToDecimal, type ExportColumn, type ExportFile, type ExportRequest, type ExportRow } from '../../domain/exports.js'
 import { sortPlatforms, type PlatformCode } from '../../domain/platforms.js'
 import type { AnalyticsUpdatedData } from '../../domain/changes.js'
@@ -72,8 +72,9 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
   try {
     const db = compilingDb(ctx.source.dialect)
     const incremental = request.changedAfterEvent !== undefined
-    const countQuery = request.dataset === 'daily' ? dailyCountQuery(db, job.userId, request) : request.dataset === 'posts' ? postCountQuery(db, job.userId, request) : accountCountQuery(db, job.userId, request)
-    const [counted] = incremental ? [undefined] : await snapshot.all<{ rows: number | string }>(countQuery)
+    // SQLite's daily lines are read month by month (stagingCsvOf): the count gives the months.
+    const countQuery = request.dataset === 'daily' ? dailyCountQuery(db, job.userId, request, snapshot.lines !== undefined) : request.dataset === 'posts' ? postCountQuery(db, job.userId, request) : accountCountQuery(db, job.userId, request)
+    const [counted] = incremental ? [undefined] : await snapshot.all<{ rows: number | string, first_date?: string | null, last_date?: string | null }>(countQuery)
     await ctx.onSnapshot({ syncId: snapshot.syncId, eventId: snapshot.lastEventId, rowsEstimate: Number(counted?.rows ?? 0) })
 
     const source = incremental
@@ -107,7 +108,9 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
       writer = { writer: await openFileWriter({ format: request.format, compression: request.compression, columns, path, parquet: ctx.parquet }), name, rows: 0 }
     }
     let current: string | undefined
-    const staged = !incremental && request.dataset === 'daily' && request.format === 'parquet' ? stagingCsvOf(snapshot, db, job.userId, request) : undefined
+    const staged = !incremental && request.dataset === 'daily' && request.format === 'parquet'
+      ? stagingCsvOf(snapshot, db, job.userId, request, { first: counted?.first_date ?? null, last: counted?.last_date ?? null })
+      : undefined
     const copying = staged !== undefined
     if (copying) {
       // daily as Parquet: the store's own CSV of the rows (PostgreSQL's COPY, SQLite's lines) is the
@@ -187,12 +190,33 @@ const LF = 10
 
 /**
  * A daily Parquet export's staging CSV as the store writes it, lines starting with the date:
- * PostgreSQL's COPY of the rows, SQLite's statement of lines (dataset-queries.ts).
+ * PostgreSQL's COPY of the rows; SQLite's statement of lines (dataset-queries.ts), one statement
+ * per month of the scope's dates (`dates`, from the count). SQLite sorts a statement's rows before
+ * giving the first: a month at a time, the first file's rows come at once (two years of 1,000
+ * brands: after 0.4 s instead of 9 s of sorting) and DuckDB converts each month while the next is
+ * sorted and read.
  */
-function stagingCsvOf (snapshot: ExportSnapshot, db: ReturnType<typeof compilingDb>, userId: string, request: ExportRequest): AsyncIterable<Buffer> | undefined {
+function stagingCsvOf (snapshot: ExportSnapshot, db: ReturnType<typeof compilingDb>, userId: string, request: ExportRequest,
+  dates: { first: string | null, last: string | null }): AsyncIterable<Buffer> | undefined {
   if (snapshot.copy !== undefined && snapshot.literal !== undefined) return snapshot.copy(dailyCopyStatement(db, userId, request, snapshot.literal))
-  if (snapshot.lines !== undefined) return snapshot.lines(dailyCsvLinesQuery(db, userId, request), BATCH_ROWS)
-  return undefined
+  const lines = snapshot.lines
+  if (lines === undefined) return undefined
+  return (async function * () {
+    for (const month of monthsOf(dates.first, dates.last)) yield * lines(dailyCsvLinesQuery(db, userId, { ...request, ...month }), BATCH_ROWS)
+  })()
+}
+
+/** The months from `first` to `last` (dates), each as the days of it within them; none when either is null. */
+function monthsOf (first: string | null, last: string | null): Array<{ since: string, until: string }> {
+  const months: Array<{ since: string, until: string }> = []
+  if (first === null || last === null) return months
+  for (let since = first; since <= last;) {
+    const end = lastDayOfMonth(since.slice(0, 7))
+    const until = end < last ? end : last
+    months.push({ since, until })
+    since = addDays(until, 1)
+  }
+  return months
 }
 
 /** Whether the lines at `a` and `b` start with the same 7 bytes (YYYY-MM). */

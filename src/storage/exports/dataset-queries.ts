@@ -94,8 +94,12 @@ export function dailyCsvLinesQuery (db: Kysely<Database>, userId: string, reques
     .compile()
 }
 
-export function dailyCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest): CompiledQuery {
-  return dailyBase(db, userId, request).select((eb) => eb.fn.countAll().as('rows')).compile()
+/** The scope's daily rows counted; with `dates`, also its first and last date (`first_date`, `last_date`; NULL: no rows). */
+export function dailyCountQuery (db: Kysely<Database>, userId: string, request: ExportRequest, dates = false): CompiledQuery {
+  return dailyBase(db, userId, request)
+    .select((eb) => eb.fn.countAll().as('rows'))
+    .$if(dates, (query) => query.select((eb) => [eb.fn.min('d.date').as('first_date'), eb.fn.max('d.date').as('last_date')]))
+    .compile()
 }
 
 /** One changed account's daily rows on its changed days (an incremental export). */
