@@ -40,7 +40,9 @@ describe('SQLite: an import holding its write lock', () => {
   })
 
   it('sets busy_timeout to 1 s on the serving store and leaves 5 s to the CLI', () => {
-    assert.equal(serving.sqlite.pragma('busy_timeout', { simple: true }), SERVING_DEADLINES.sqliteBusyMs)
+    // The documented limits themselves (docs/reliability.md "Deadlines"), not the constant that sets them.
+    assert.equal(SERVING_DEADLINES.sqliteBusyMs, 1000)
+    assert.equal(serving.sqlite.pragma('busy_timeout', { simple: true }), 1000)
     assert.equal((test.store as SqliteStore).sqlite.pragma('busy_timeout', { simple: true }), 5000)
   })
 
@@ -59,11 +61,16 @@ describe('SQLite: an import holding its write lock', () => {
     const readsMs = Date.now() - started
     assert.equal(importer.inTransaction, true, 'the import held its lock through every read')
 
+    // The write gives up on its own, the import still holding its lock: busy_timeout ended it (the
+    // documented 1 s, asserted above), not the lock coming free. better-sqlite3 waits on the event
+    // loop, so how long it took is only reported; a lower bound, which load can only lengthen, below.
     const writeStarted = Date.now()
     await assert.rejects(serving.db.insertInto('brands').values(brandRow(98)).execute(), /database is locked/)
     const writeMs = Date.now() - writeStarted
-    t.diagnostic(`4 reads answered in ${readsMs} ms in all while the import held its lock; the write gave up after ${writeMs} ms`)
-    assert.ok(writeMs >= SERVING_DEADLINES.sqliteBusyMs - 50 && writeMs < SERVING_DEADLINES.sqliteBusyMs + 2000, `the write gave up after ${writeMs} ms`)
+    t.diagnostic(`4 reads answered in ${readsMs} ms in all while the import held its lock; the write gave up after ${writeMs} ms (information)`)
+    assert.equal(importer.inTransaction, true, 'the import still held its lock when the write gave up')
+    // It did wait for the lock first, up to busy_timeout: a lower bound, which load can only lengthen.
+    assert.ok(writeMs >= SERVING_DEADLINES.sqliteBusyMs - 50, `the write gave up after ${writeMs} ms`)
     importer.exec('rollback')
   })
 })
