@@ -18,9 +18,15 @@ import { createTestStore, type TestStore } from '../helpers/stores.js'
  *
  * The moment is made, not waited for: one worker is stopped (SIGSTOP), so the connection dealt to
  * it stays in the handoff (a stopped worker reads nothing), then killed (SIGKILL).
+ *
+ * "At once" is shown by order, not by a stopwatch: the reset is the primary's handling of the
+ * worker's exit (it says so in its log, naming one connection), done before the replacement worker
+ * it forks in the same handling is listening. Left open, the connection would wait for the client
+ * to give up; the test's bound is generous (a busy machine), far from that.
  */
 
-const RESET_WITHIN_MS = 1000
+/** A generous bound for what must happen at all (a busy machine), not a measure of speed. */
+const BOUND_MS = 30_000
 const REQUEST = 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'
 
 interface Outcome { answered: boolean, endedAt?: number, error?: string }
@@ -87,14 +93,14 @@ describe('serve --workers 2: a worker killed during a connection\'s handoff', ()
     await deleteRedisKeys(prefix)
   })
 
-  it(`resets the connection being handed to it within ${RESET_WITHIN_MS} ms, leaves nothing in CLOSE-WAIT, and the other worker answers the rest`, async () => {
+  it('resets the connection being handed to it as it handles the exit, leaves nothing in CLOSE-WAIT, and the other worker answers the rest', async (t) => {
     const [victim] = workerPids()
     assert.ok(victim !== undefined && workerPids().length === 2)
     process.kill(victim, 'SIGSTOP')
     // Both workers were idle: the first connections are dealt to each in turn, so one is handed to
     // the stopped worker and waits there; the running one answers the others.
     const requests = [0, 1, 2, 3].map(() => openRequest(port))
-    await waitFor('three connections answered by the running worker', () => requests.filter((request) => request.outcome.answered).length === 3, 10_000)
+    await waitFor('three connections answered by the running worker', () => requests.filter((request) => request.outcome.answered).length === 3, BOUND_MS)
     await sleep(300)
     const waiting = requests.filter((request) => !request.outcome.answered)
     assert.equal(waiting.length, 1, 'one connection waits in the handoff to the stopped worker')
@@ -103,12 +109,18 @@ describe('serve --workers 2: a worker killed during a connection\'s handoff', ()
 
     const killedAt = performance.now()
     process.kill(victim, 'SIGKILL')
-    const bound = sleep(RESET_WITHIN_MS * 5)
+    const replacementListening = (): boolean => served.logLines().some((line) => line.msg === 'replacement worker listening')
+    const bound = sleep(BOUND_MS)
     await Promise.race([held.ended, bound])
+    // Read as the reset is seen (the await above resumes at once when the connection ends).
+    const replacedBeforeReset = replacementListening()
     const endedAfter = held.outcome.endedAt === undefined ? undefined : held.outcome.endedAt - killedAt
     held.socket.destroy()
-    assert.ok(endedAfter !== undefined, `the connection handed to the killed worker was still open ${RESET_WITHIN_MS * 5} ms after the kill`)
-    assert.ok(endedAfter <= RESET_WITHIN_MS, `reset ${Math.round(endedAfter)} ms after the kill`)
+    assert.ok(endedAfter !== undefined, `the connection handed to the killed worker was still open ${BOUND_MS} ms after the kill`)
+    t.diagnostic(`reset ${Math.round(endedAfter)} ms after the kill (information, not asserted)`)
+    // Reset by the primary's handling of the exit, before the replacement it forks there listens.
+    assert.equal(replacedBeforeReset, false, 'the replacement worker was listening before the connection was reset')
+    await waitFor('the primary\'s log of the one connection it reset', () => served.logLines().some((line) => line.msg === 'connections being handed to the dead worker were reset' && line.connections === 1), BOUND_MS)
     assert.equal(held.outcome.error, 'ECONNRESET')
     assert.equal(held.outcome.answered, false)
 
@@ -117,12 +129,12 @@ describe('serve --workers 2: a worker killed during a connection\'s handoff', ()
     // machine may take a moment to run), never read once after a fixed pause.
     let leftOpen = -1
     try {
-      await waitFor('no socket left in CLOSE-WAIT on the service port', () => (leftOpen = closeWaitOn(port)) === 0, 5000)
+      await waitFor('no socket left in CLOSE-WAIT on the service port', () => (leftOpen = closeWaitOn(port)) === 0, BOUND_MS)
     } catch {
-      assert.fail(`${leftOpen} socket(s) left in CLOSE-WAIT on the service port 5 s after the reset`)
+      assert.fail(`${leftOpen} socket(s) left in CLOSE-WAIT on the service port ${BOUND_MS / 1000} s after the reset`)
     }
     // The group keeps answering, the replacement included.
-    await waitFor('a replacement worker listens', () => served.logLines().some((line) => line.msg === 'replacement worker listening'), 30_000)
+    await waitFor('a replacement worker listens', replacementListening, BOUND_MS)
     for (let i = 0; i < 4; i++) assert.equal((await call(`http://127.0.0.1:${port}/health`)).status, 200)
   })
 })
