@@ -130,7 +130,7 @@ export function createServices (deps: ServiceDeps): Services {
     changes: createChangesService({ store, retentionDays: config.changes.retentionDays, now, visibleThroughSyncId }),
     changeRetention: createChangeRetention({ store, retentionDays: config.changes.retentionDays, now }),
     webhooks,
-    exports: createExportsServices({ config, store, now, changesCursor: deps.changesCursor, options: deps.exports }),
+    exports: createExportsServices({ config, store, now, foreground, changesCursor: deps.changesCursor, options: deps.exports }),
     foreground,
     now,
     metrics: deps.metrics,

@@ -1,11 +1,12 @@
-import { fork } from 'node:child_process'
+import { fork, type ChildProcess } from 'node:child_process'
 import { readdir, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { ExportFile, ExportRequest } from '../../domain/exports.js'
 import { withoutTsxLoaders } from '../../storage/read-pool/worker-loading.js'
-import type { ExportProcessMessage, ExportProcessStart } from './export-process.js'
+import { FOREGROUND_WINDOW_MS } from '../foreground-load.js'
+import type { ExportProcessCommand, ExportProcessMessage, ExportProcessStart } from './export-process.js'
 import { ExportFailure, type RunResult } from './run-export.js'
 
 /**
@@ -17,8 +18,10 @@ import { ExportFailure, type RunResult } from './run-export.js'
  */
 
 /** What the process is started with (all but the job), and the parent's side of the run. */
-export interface ProcessRunOptions extends Omit<ExportProcessStart, 'type' | 'job'> {
+export interface ProcessRunOptions extends Omit<ExportProcessStart, 'type' | 'job' | 'busy'> {
   signal: AbortSignal
+  /** Whether the serving process's API is busy: the export process then gives way (export-process.ts). */
+  busy?: () => boolean
   onSnapshot: (snapshot: { syncId: number, eventId: number, rowsEstimate: number }) => Promise<void>
   onRows: (rowsWritten: number) => void
   onFile: (file: ExportFile, path: string) => Promise<void>
@@ -99,8 +102,10 @@ export async function runExportProcess (options: ProcessRunOptions, job: { expor
     maxRows: options.maxRows,
     parquet: options.parquet,
     nice: options.nice,
+    busy: options.busy?.() === true,
   }
   child.send(start)
+  const pacing = options.busy === undefined ? undefined : watchBusy(child, options.busy, start.busy)
   try {
     const { code, signal } = await exited
     await storing.catch(() => {})
@@ -112,9 +117,26 @@ export async function runExportProcess (options: ProcessRunOptions, job: { expor
     await removeStaged(options.stagingDir, job.exportId)
     throw error
   } finally {
+    clearInterval(pacing)
     options.signal.removeEventListener('abort', stop)
     await rm(options.parquet.tempDirectory, { recursive: true, force: true }).catch(() => {})
   }
+}
+
+/** How often the API's load is looked at for an export process: its window's length. */
+const PACE_CHECK_MS = FOREGROUND_WINDOW_MS
+
+/** Tells the process whenever the API becomes busy or stops being busy. */
+function watchBusy (child: ChildProcess, busy: () => boolean, toldAtStart: boolean): NodeJS.Timeout {
+  let told = toldAtStart
+  const timer = setInterval(() => {
+    const now = busy()
+    if (now === told || !child.connected) return
+    told = now
+    child.send({ type: 'pace', busy: now } satisfies ExportProcessCommand, (error) => { if (error !== null) told = !now })
+  }, PACE_CHECK_MS)
+  timer.unref()
+  return timer
 }
 
 /** The files a stopped process left in the staging directory (named `<export id>-…`). */

@@ -24,6 +24,8 @@ export interface ExportProcessStart {
   parquet: ParquetEngineOptions
   /** The nice value every thread of the process gets (0: none). */
   nice: number
+  /** Whether the API is busy as the process starts (later changes come as `pace` commands). */
+  busy: boolean
 }
 
 /** What the process tells its parent. */
@@ -34,8 +36,35 @@ export type ExportProcessMessage =
   | { type: 'done', rows: number, files: ExportFile[], peakRssMb: number }
   | { type: 'failed', code?: string, message: string }
 
-/** What the parent tells the process: start, and go on once the snapshot is recorded. */
-export type ExportProcessCommand = ExportProcessStart | { type: 'go' }
+/**
+ * What the parent tells the process: start; go on once the snapshot is recorded; whether the API
+ * of the serving process is busy now (sent when that changes).
+ */
+export type ExportProcessCommand = ExportProcessStart | { type: 'go' } | { type: 'pace', busy: boolean }
+
+/**
+ * While the API is busy the export reads a chunk of rows (a batch, or a chunk of the store's CSV)
+ * at most this often, so that it still ends under a sustained load; otherwise at full speed.
+ * Pausing the reading also pauses PostgreSQL's side of a COPY, which no nice value reaches.
+ */
+export const BUSY_CHUNK_INTERVAL_MS = 1000
+
+/** Whether the serving process's API is busy, as last told, and who waits for that to end. */
+const pace = { busy: false, waiting: new Set<() => void>() }
+
+/** Waits while the API is busy, at most BUSY_CHUNK_INTERVAL_MS. */
+async function paced (): Promise<void> {
+  if (!pace.busy) return
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      pace.waiting.delete(done)
+      resolve()
+    }
+    const timer = setTimeout(done, BUSY_CHUNK_INTERVAL_MS)
+    pace.waiting.add(done)
+  })
+}
 
 /** Lowers the priority of every thread the process has (Linux: nice is per thread; new threads inherit their creator's). */
 function lowerPriority (nice: number): void {
@@ -65,6 +94,7 @@ let go: (() => void) | undefined
 
 async function run (start: ExportProcessStart): Promise<void> {
   lowerPriority(start.nice)
+  pace.busy = start.busy
   const parquet = createParquetEngine(start.parquet)
   try {
     let lastRows = -1
@@ -82,6 +112,7 @@ async function run (start: ExportProcessStart): Promise<void> {
         // Threads started while the snapshot opened (a connection's) get the same priority.
         lowerPriority(start.nice)
       },
+      paced,
       onRows: (rows) => {
         if (rows === lastRows) return
         lastRows = rows
@@ -101,6 +132,11 @@ process.on('disconnect', () => { process.exit(1) })
 process.on('message', (command: ExportProcessCommand) => {
   if (command.type === 'go') {
     go?.()
+    return
+  }
+  if (command.type === 'pace') {
+    pace.busy = command.busy
+    if (!command.busy) for (const done of [...pace.waiting]) done()
     return
   }
   run(command).then(() => { process.exit(0) }, () => { process.exit(1) })

@@ -11,6 +11,7 @@ import {
 import type { ExportFileStore } from '../../storage/exports/file-store.js'
 import type { ParquetEngineOptions } from '../../storage/exports/file-writers.js'
 import { exportSourceOf, SnapshotUnsupportedError } from '../../storage/exports/snapshot.js'
+import type { ForegroundLoad } from '../foreground-load.js'
 import { runExportProcess } from './export-process-runner.js'
 import { ExportFailure } from './run-export.js'
 
@@ -38,6 +39,8 @@ export interface ExportWorkerOptions {
   parquet: ParquetEngineOptions
   /** The nice value of the export processes' threads (10 by default; 0: none). */
   nice?: number
+  /** The serving process's API load: while it is busy, export processes read at a trickle. */
+  foreground?: Pick<ForegroundLoad, 'busy'>
   concurrency: number
   concurrencyPerPartner: number
   maxRowsPerFile: number
@@ -170,6 +173,7 @@ export function createExportWorker (options: ExportWorkerOptions): ExportWorker 
         maxRows: options.maxRows,
         parquet: { ...options.parquet, tempDirectory: join(options.parquet.tempDirectory, exportId) },
         nice: options.nice ?? DEFAULT_NICE,
+        busy: options.foreground === undefined ? undefined : () => options.foreground?.busy() === true,
         signal: abort.signal,
         onSnapshot: async (snapshot) => {
           rowsEstimate = snapshot.rowsEstimate

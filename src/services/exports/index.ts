@@ -6,6 +6,7 @@ import { createLocalFileStore, createS3FileStore, type ExportFileStore } from '.
 import { createExportsService, type ExportsService } from './exports.service.js'
 import { exportCompletedNotifier, type ChangesCursorWriter } from './completed-event.js'
 import { createExportWorker, type ExportWorker } from './export-worker.js'
+import type { ForegroundLoad } from '../foreground-load.js'
 
 /** Export jobs wired together: the partner's jobs, the file store and the worker that runs them (started by `serve` only). */
 
@@ -14,6 +15,8 @@ export interface ExportOptions {
   leaseMs?: number
   /** How often the worker looks for queued jobs (1 s). */
   pollMs?: number
+  /** The API's load the export processes give way to (the services' own; tests set their own). */
+  foreground?: Pick<ForegroundLoad, 'busy'>
 }
 
 export interface ExportsServices {
@@ -39,7 +42,7 @@ export function exportFileStoreOf (config: ResolvedConfig): ExportFileStore {
   }, join(tmpdir(), 'partner-analytics-exports'))
 }
 
-export function createExportsServices (deps: { config: ResolvedConfig, store: Store, now: () => number, changesCursor?: ChangesCursorWriter, options?: ExportOptions }): ExportsServices {
+export function createExportsServices (deps: { config: ResolvedConfig, store: Store, now: () => number, foreground?: ForegroundLoad, changesCursor?: ChangesCursorWriter, options?: ExportOptions }): ExportsServices {
   const { config, store, now, options = {} } = deps
   const files = exportFileStoreOf(config)
   const settings = config.exports
@@ -48,6 +51,7 @@ export function createExportsServices (deps: { config: ResolvedConfig, store: St
     files,
     parquet: { memoryLimit: `${settings.parquetMemoryMb}MB`, tempDirectory: join(files.stagingDir, 'duckdb'), threads: 1 },
     nice: settings.nice,
+    foreground: options.foreground ?? deps.foreground,
     concurrency: settings.concurrency,
     concurrencyPerPartner: settings.concurrencyPerPartner,
     maxRowsPerFile: settings.maxRowsPerFile,

@@ -39,6 +39,8 @@ export interface RunContext {
   signal: AbortSignal
   /** Called once the snapshot is open, before any row is read. */
   onSnapshot: (snapshot: { syncId: number, eventId: number, rowsEstimate: number }) => Promise<void>
+  /** Awaited before each chunk of rows is read: the export gives way while the API is busy. */
+  paced?: () => Promise<void>
   onRows: (rowsWritten: number) => void
   /** A finished file on local disk under stagingDir, in order; the job ends once every call has settled. */
   onFile: (file: ExportFile, path: string) => Promise<void>
@@ -119,6 +121,7 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
       let leftover: Buffer | undefined
       for await (const chunk of staged) {
         ctx.signal.throwIfAborted()
+        await ctx.paced?.()
         const data = leftover === undefined ? chunk : Buffer.concat([leftover, chunk])
         const end = data.lastIndexOf(LF) + 1
         leftover = end < data.length ? data.subarray(end) : undefined
@@ -151,6 +154,7 @@ export async function runExport (ctx: RunContext, job: { exportId: string, userI
     // Every other export: rows read in batches, converted, written.
     for await (const raw of copying ? [] : source) {
       ctx.signal.throwIfAborted()
+      await ctx.paced?.()
       let start = 0
       const rows = raw.map(convert)
       while (start < rows.length) {
