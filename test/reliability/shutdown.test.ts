@@ -13,14 +13,17 @@ import { createTestStore, type TestStore } from '../helpers/stores.js'
 /**
  * Shutdown is bounded by the grace period whatever the stores do (issue 11.2): the real
  * `partner-analytics serve` in a child process, on a PostgreSQL (and a Redis) the test runs and
- * freezes itself, gets SIGTERM while a request waits on the frozen database, and exits within
- * SHUTDOWN_GRACE_MS (+ 2 s margin for process start-up noise). Before: the process exited only once
- * the database answered again (30 s in the issue's probe).
+ * freezes itself, gets SIGTERM while a request waits on the frozen database, and exits by
+ * SHUTDOWN_GRACE_MS: the exit itself says which way — 0 when everything closed, 1 and "shutdown
+ * grace period over" when the service's own grace timer ended it — so the test's wait for the
+ * exit is only a generous bound (a busy machine), not a measure. Before: the process exited only
+ * once the database answered again (30 s in the issue's probe).
  */
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 const TSX = import.meta.resolve('tsx')
-const EXIT_BOUND_MS = SHUTDOWN_GRACE_MS + 2000
+/** Past the grace period with room for a busy machine; the stores stay frozen past it, so without the grace timer no exit comes. */
+const EXIT_BOUND_MS = SHUTDOWN_GRACE_MS + 20_000
 
 interface Served {
   child: ChildProcessWithoutNullStreams
@@ -118,9 +121,14 @@ describe('shutdown with hung stores (serve in a child process)', () => {
       served.child.kill('SIGTERM')
       const code = await exitOf(served.child, EXIT_BOUND_MS)
       const exitedMs = Date.now() - signalled
-      t.diagnostic(`exit ${String(code)} after ${exitedMs} ms`)
+      t.diagnostic(`exit ${String(code)} after ${exitedMs} ms (information, not asserted)`)
       assert.notEqual(code, undefined, `serve still running ${EXIT_BOUND_MS} ms after SIGTERM`)
-      assertCleanOrBounded(code, served.stdout())
+      // The frozen stores hold their sockets past the cut of the stuck client (1 s before the end
+      // of the grace period): what ends the process is the grace timer itself — exit 1, logged —
+      // not a later close of the stores, whatever the machine's speed (timers keep their order).
+      assert.match(served.stdout(), /shutting down: finishing in-flight requests/)
+      assert.equal(code, 1, served.stdout())
+      assert.match(served.stdout(), /shutdown grace period over: exiting with connections still open/)
       stuck.destroy()
     } finally {
       postgres.thaw()
