@@ -119,7 +119,7 @@ for (const dialect of DIALECTS) {
       rebound = true
       api.app.services.webhooks.worker.start(QUIET)
       await record(api.test.store, [{ type: 'brand.updated', data: { brand_id: 1, brand_name: 'Rebound', change: 'renamed' } }])
-      await waitFor('the refused attempt in the log', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.attempt_count === 1, 2000)
+      await waitFor('the refused attempt in the log', async () => (await deliveryLog(api.app, api.auth, hook.id)).data[0]?.attempt_count === 1, 30_000)
       const [delivery] = (await deliveryLog(api.app, api.auth, hook.id)).data
       assert.deepEqual([delivery?.status, delivery?.attempts[0]?.http_status], ['pending', null])
       assert.equal(delivery?.attempts[0]?.error, 'target refused (private_address): must resolve to public addresses only (rebind.test resolves to 127.0.0.1, loopback)')
