@@ -9,7 +9,9 @@ import { childrenOf, clusterOwner, exitOf, findPostgresBinDir, freePort, waitFor
  * A PostgreSQL primary and a streaming replica of it, both the test's own (docs/operations.md
  * "Read replicas"): initdb with wal_level=replica in a temporary folder, `pg_basebackup -R` of it
  * into another, a second postmaster on another port. Run as the `postgres` user when the tests
- * run as root; everything torn down by `close`. Every wait is bounded.
+ * run as root; everything torn down by `close` (an immediate shutdown, which also frees each
+ * postmaster's shared memory; SIGKILL only if that does not end it), and, should the test process
+ * exit without it, by an exit hook that asks both postmasters to shut down. Every wait is bounded.
  */
 
 export interface StreamingPair {
@@ -41,11 +43,24 @@ async function answers (url: string): Promise<boolean> {
   return true
 }
 
+function running (child: ChildProcess | undefined): child is ChildProcess & { pid: number } {
+  return child?.pid !== undefined && child.exitCode === null && child.signalCode === null
+}
+
 function killTree (child: ChildProcess | undefined): void {
-  if (child?.pid === undefined || child.exitCode !== null) return
+  if (!running(child)) return
   for (const pid of [child.pid, ...childrenOf(child.pid)]) {
     try { process.kill(pid, 'SIGKILL') } catch { /* gone */ }
   }
+}
+
+/** PostgreSQL's immediate shutdown (the postmaster ends every backend and frees its shared memory); SIGKILL of every process if it has not ended within 10 s. */
+async function shutDown (child: ChildProcess | undefined): Promise<void> {
+  if (!running(child)) return
+  try { process.kill(child.pid, 'SIGQUIT') } catch { /* gone */ }
+  if (await exitOf(child, 10_000) !== undefined) return
+  killTree(child)
+  await exitOf(child, 5000)
 }
 
 export async function startStreamingPair (): Promise<StreamingPair> {
@@ -63,10 +78,17 @@ export async function startStreamingPair (): Promise<StreamingPair> {
   const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=60', '-c', 'shared_buffers=16MB', '-c', 'shared_preload_libraries=pg_stat_statements', '-k', dir]
   let primary: ChildProcess | undefined
   let replica: ChildProcess | undefined
+  // A test process that ends without `close` (a failure in a hook, an uncaught error) leaves no
+  // cluster running: the postmasters shut down on their own once asked (no waiting in an exit hook).
+  const onExit = (): void => {
+    for (const child of [replica, primary]) {
+      if (running(child)) try { process.kill(child.pid, 'SIGQUIT') } catch { /* gone */ }
+    }
+  }
+  process.once('exit', onExit)
   const close = async (): Promise<void> => {
-    killTree(replica)
-    killTree(primary)
-    await Promise.all([replica, primary].map(async (child) => child === undefined ? undefined : await exitOf(child, 5000)))
+    process.removeListener('exit', onExit)
+    await Promise.all([shutDown(replica), shutDown(primary)])
     rmSync(dir, { recursive: true, force: true })
   }
   try {
