@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
     const servers: BuiltServer[] = []
 
     before(async () => {
-      buildServer()
+      await buildServer()
       test = await createTestStore(dialect)
       await insertDatasetAndReadModel(test.store, dataset)
       // The test's own view of the store (the API calls); its export worker is never started.

@@ -32,7 +32,7 @@ describe('two serve instances never run one export job at once (postgres)', () =
   const servers: BuiltServer[] = []
 
   before(async () => {
-    buildServer()
+    await buildServer()
     test = await createTestStore('postgres')
     await insertDatasetAndReadModel(test.store, dataset)
     // The test's own view of the store (the API calls); its export worker is never started.

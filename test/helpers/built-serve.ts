@@ -1,26 +1,25 @@
 import assert from 'node:assert/strict'
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { TEST_JWT_SECRET } from './app.js'
-import { exitOf, freePort } from './processes.js'
+import { COMPILED_MAIN, ensureCompiled } from './build.js'
+import { exitOf } from './processes.js'
 
 /**
- * `serve` as deployed: the compiled CLI (dist/cli/main.js, built here with the build's own
- * tsconfig when older than the sources) started by `node` from a temporary directory of its own.
+ * `serve` as deployed: the compiled CLI (dist/cli/main.js, built when older than the sources)
+ * started by `node` from a temporary directory of its own, on a port it picks itself.
  */
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js')
-
-/** Compiles src/ into dist/ (what `npm run build` does before the dashboard) unless dist is current. */
-export function buildServer (): string {
-  const stale = !existsSync(MAIN) || execFileSync('find', [join(ROOT, 'src'), '-name', '*.ts', '-newer', MAIN]).toString().trim() !== ''
-  if (stale) execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' })
-  assert.ok(statSync(MAIN).isFile())
-  return MAIN
+/**
+ * Compiles src/ into dist/ unless dist is current, under the lock every test file that runs
+ * dist/ shares (test/helpers/build.ts): two files compiling at once, or one starting `serve`
+ * while the other's tsc rewrites dist/, made `serve` exit early.
+ */
+export async function buildServer (): Promise<string> {
+  await ensureCompiled()
+  return COMPILED_MAIN
 }
 
 export interface BuiltServer {
@@ -35,24 +34,26 @@ export interface BuiltServer {
 
 export async function startBuiltServer (env: Record<string, string>): Promise<BuiltServer> {
   const cwd = mkdtempSync(join(tmpdir(), 'pa-built-serve-'))
-  const port = await freePort()
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  // PORT=0: the kernel gives serve a free port as it binds, and serve logs it. A port picked here
+  // and closed again could be taken by another test file's process before serve binds it.
+  const child = spawn(process.execPath, [COMPILED_MAIN, 'serve'], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'info', ...env },
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
   const exited = new Promise<void>((resolve) => child.once('exit', () => { rmSync(cwd, { recursive: true, force: true }); resolve() }))
   const deadline = Date.now() + 60_000
-  while (!output.includes('Server listening')) {
+  let url: string | undefined
+  while ((url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]) === undefined) {
     if (child.exitCode !== null) assert.fail(`serve exited early (${child.exitCode}): ${output}`)
     if (Date.now() > deadline) assert.fail(`serve did not start within 60 s: ${output}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return {
     child,
-    url: `http://127.0.0.1:${port}`,
+    url,
     output: () => output,
     kill9: async () => {
       child.kill('SIGKILL')

@@ -27,7 +27,7 @@ for (const dialect of DIALECTS) {
     let server: BuiltServer | undefined
 
     before(async () => {
-      buildServer()
+      await buildServer()
       test = await createTestStore(dialect)
       await insertBrandsWithAccounts(test.store.db, [{ brand_id: 1 }])
       app = await buildTestApp(test.store, { WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0' })

@@ -26,7 +26,7 @@ describe('webhooks with two serve instances on one PostgreSQL', () => {
   const servers: BuiltServer[] = []
 
   before(async () => {
-    buildServer()
+    await buildServer()
     test = await createTestStore('postgres')
     await insertBrandsWithAccounts(test.store.db, [{ brand_id: 1 }])
     app = await buildTestApp(test.store, { WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '0' })
