@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
 import type { PartnerAnalyticsClient } from '../../packages/client/src/client.js'
+import type { AccountStatus } from '../../packages/client/src/types.js'
 import { DIALECTS } from '../helpers/stores.js'
 import { docsImage, sameRatio, screenshot, shownNumber } from './helpers/browser.js'
 import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-in-dashboard.js'
@@ -11,7 +12,9 @@ import { openSignedInDashboard, type SignedInDashboard } from './helpers/signed-
  * locale `en-US`), on the demo data ending 2026-11-24: brand 4's Facebook account, alone missing
  * 2026-11-04, has a carried point in the Platforms view and the charts split by platform (not none,
  * not zero), which the Platforms view marks carried (its views "no data", not 0); the Summary's engagement rate is the rate
- * the chart was drawn from, on data where gaps=carry and gaps=zero differ.
+ * the chart was drawn from, on data where gaps=carry and gaps=zero differ; the Platforms view's
+ * change follows the Summary's 90 % rule per platform (brand 4's Instagram, 82.1 % reported in the
+ * previous 28 days, shows its coverage instead of a change).
  * Expectations come from the API.
  */
 
@@ -136,6 +139,57 @@ for (const dialect of DIALECTS) {
         assert.equal(await page.locator('[data-mark]').count(), 0, `${complete}, ${metric}: no figure marked`)
         assert.equal(await page.locator('[data-marks-hint]').count(), 0, `${complete}: no hint about marks`)
       }
+    })
+
+    it('shows in Platforms a platform\'s coverage instead of its change when its previous period is under 90 % reported (brand 4\'s Instagram, 28 days)', async () => {
+      const period = { since: '2026-10-28', until: LAST_DAY }
+      const previous = { since: '2026-09-30', until: '2026-10-27' }
+      const days = 28
+      const statuses = async (dates: { since: string, until: string }) => {
+        const accounts: AccountStatus[] = []
+        let cursor: string | undefined
+        do {
+          const got = await api.dataStatus({ ...dates, brand_id: [4], limit: 100, ...(cursor === undefined ? {} : { cursor }) })
+          accounts.push(...got.data)
+          cursor = got.next_cursor ?? undefined
+        } while (cursor !== undefined)
+        return accounts
+      }
+      const now = await statuses(period)
+      const then = await statuses(previous)
+      // The rule, worked out here from /data-status: a platform's accounts with data now, each expected on every day of the previous period.
+      const coverageOf = (platform: string) => {
+        const compared = now.filter((account) => account.platform === platform && account.days_reported > 0)
+        const reported = compared.reduce((sum, account) => sum + Math.min(days, then.find((other) => other.platform === platform && other.account_id === account.account_id)?.days_reported ?? 0), 0)
+        return { reported, expected: compared.length * days }
+      }
+      const query = { type: 'agg' as const, brand_id: [4], split_by_platform: true, gaps: 'carry' as const, include: ['status' as const] }
+      const current = (await api.analytics({ ...query, ...period })).data as Array<Record<string, unknown>>
+      const before = (await api.analytics({ ...query, ...previous })).data as Array<Record<string, unknown>>
+      const views = (entries: Array<Record<string, unknown>>, platform: string) => entries.find((entry) => entry.platform === platform)?.views as number
+      const platforms = current.map((entry) => String(entry.platform))
+      const short = platforms.filter((platform) => { const c = coverageOf(platform); return c.reported < 0.9 * c.expected })
+      assert.deepEqual(short, ['ig'], `brand 4: Instagram alone under 90 % reported in the previous period (${JSON.stringify(platforms.map((platform) => [platform, coverageOf(platform)]))})`)
+      assert.deepEqual(coverageOf('ig'), { reported: 23, expected: 28 })
+      assert.ok(typeof views(before, 'ig') === 'number' && views(before, 'ig') !== views(current, 'ig'), 'Instagram has views in both periods, so a change could be worked out')
+
+      await open(`?brands=4&since=${period.since}&until=${period.until}&view=platforms&metric=views`)
+      for (const platform of platforms) {
+        const row = page.locator(`[data-bars="views"] tr[data-platform="${platform}"]`)
+        assert.equal(shownNumber(await row.locator('[data-previous]').textContent() ?? ''), views(before, platform), `${platform}: the previous figure is still shown`)
+        const cell = row.locator('td').nth(2)
+        const text = await cell.textContent() ?? ''
+        if (platform === 'ig') {
+          assert.equal(text, 'No change shown: previous period 82.1 % reported', `Instagram, 23 of 28 account-days before: its coverage, not a change (${text})`)
+          assert.equal(await cell.getAttribute('data-coverage'), (23 / 28).toFixed(4))
+        } else {
+          const [a, b] = [views(current, platform), views(before, platform)]
+          const sign = a > b ? '+' : '−'
+          assert.equal(text, a === b ? 'no change' : `${sign}${(Math.abs((a - b) / b) * 100).toFixed(1)} % (${sign}${Math.abs(a - b).toLocaleString('en-US')})`, `${platform}: wholly reported before, its change`)
+          assert.equal(await cell.getAttribute('data-coverage'), null)
+        }
+      }
+      await screenshot(page, `gaps/${dialect}`, 'platforms-brand-4-coverage')
     })
 
     it('shows the Summary\'s engagement rate equal to the rate the chart was drawn from, where gaps=carry and gaps=zero differ', async () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import type { AccountStatus } from '../../packages/client/src/types.js'
 import { brandsText, summariseChanges } from '../../web/src/model/changes.js'
 import { metricKind, metricTextsOf } from '../../web/src/model/catalog.js'
-import { COMPARABLE_SHARE, formatShare, previousCoverage } from '../../web/src/model/coverage.js'
+import { COMPARABLE_SHARE, formatShare, noChangeText, platformCoverage, previousCoverage } from '../../web/src/model/coverage.js'
 import { clampToSynced, lastSyncedDay } from '../../web/src/model/period.js'
 import { axisRange, clusterMarks, drawnApart, pointStates, stateOf } from '../../web/src/model/points.js'
 import { accountDays } from '../../web/src/model/status.js'
@@ -143,6 +143,21 @@ describe('dashboard: the previous period\'s coverage', () => {
     assert.equal(formatShare(coverage.share), '10.5 %')
     assert.equal(formatShare(0.8999), '89.9 %', 'never rounded up to 90.0 %')
     assert.equal(previousCoverage([], [], previous).share, 1, 'nothing compared: nothing missing')
+  })
+
+  it('per platform, compares only that platform\'s accounts with data now (the Platforms view\'s Change column)', () => {
+    const previous = { since: '2026-09-30', until: '2026-10-27' }
+    const on = (platform: string, id: number, daysReported: number): AccountStatus => ({ ...covered(id, daysReported), platform })
+    // Instagram's account 1 missed 5 of 28 days; Facebook's reported every day; TikTok's 2 had no data now.
+    const now = [on('ig', 1, 28), on('fb', 1, 28), on('tk', 2, 0)]
+    const then = [on('ig', 1, 23), on('fb', 1, 28), on('tk', 2, 1)]
+    const instagram = platformCoverage(now, then, 'ig', previous)
+    assert.deepEqual([instagram.reported, instagram.expected], [23, 28])
+    assert.ok(instagram.share < COMPARABLE_SHARE, 'Instagram: no change shown')
+    assert.equal(noChangeText(instagram), 'No change shown: previous period 82.1 % reported')
+    assert.deepEqual(platformCoverage(now, then, 'fb', previous), { reported: 28, expected: 28, share: 1 }, 'Facebook is not lowered by Instagram')
+    assert.equal(platformCoverage(now, then, 'tk', previous).share, 1, 'TikTok: no account with data now, nothing compared')
+    assert.deepEqual(platformCoverage(now, [], 'fb', previous), { reported: 0, expected: 28, share: 0 }, 'no account of the platform in the previous period: none reported')
   })
 })
 

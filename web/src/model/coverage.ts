@@ -26,6 +26,19 @@ export function previousCoverage (current: readonly AccountStatus[], previous: r
   return { reported, expected, share: expected === 0 ? 1 : reported / expected }
 }
 
+/**
+ * One platform's coverage of a previous period, by the same rule: the platform's accounts with data
+ * in the current period, each expected on every day of the previous one (the Platforms view's rows).
+ */
+export function platformCoverage (current: readonly AccountStatus[], previous: readonly AccountStatus[], platform: string, previousPeriod: Period): Coverage {
+  return previousCoverage(current.filter((account) => account.platform === platform), previous, previousPeriod)
+}
+
+/** What a table's change cell says instead of a change under the rule: "No change shown: previous period 84.4 % reported". */
+export function noChangeText (coverage: Coverage): string {
+  return `No change shown: previous period ${formatShare(coverage.share)} reported`
+}
+
 /** "7.6 %" — a share as a percentage with one decimal, never rounded up to 90.0 % from below. */
 export function formatShare (share: number): string {
   return `${(Math.floor(share * 1000) / 10).toFixed(1)} %`

@@ -63,6 +63,14 @@ export function tableQuery (scope: Scope, period: Period): AnalyticsQuery {
   return { type: 'agg', ...period, ...scopeParams(scope), include: ['status'], gaps: 'carry' }
 }
 
+/**
+ * The chosen brands and platforms as a scope (none: all): what the comparing views ask
+ * GET /data-status for, so that they share one answer per period in the session cache.
+ */
+export function chosenScope (filters: Filters): Scope {
+  return { ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}), ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}) }
+}
+
 /** The accounts behind the figures of a scope and period (GET /data-status): freshness, and who is missing. */
 export function dataStatusQuery (scope: Scope, period: Period): Omit<DataStatusQuery, 'cursor' | 'limit'> {
   const { split_by_platform: _split, ...params } = scopeParams(scope)

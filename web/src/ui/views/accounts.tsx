@@ -1,10 +1,10 @@
 import { useMemo } from 'preact/hooks'
 import type { ReportRow } from '../../../../packages/client/src/types.js'
 import { COMPARE_METRICS, POST_LIMITS, type CompareMetric } from '../../model/filters.js'
-import { COMPARABLE_SHARE, accountCoverage, formatShare } from '../../model/coverage.js'
+import { COMPARABLE_SHARE, accountCoverage, noChangeText } from '../../model/coverage.js'
 import { formatInteger, formatRatioAsPercent } from '../../model/format.js'
 import { accountsField, platformName, PLATFORMS } from '../../model/platforms.js'
-import { dataStatusQuery, type Scope } from '../../model/queries.js'
+import { chosenScope, dataStatusQuery } from '../../model/queries.js'
 import { ACCOUNT_METRICS, describeReportChange, reportChange, topAccountsReport } from '../../model/reports.js'
 import { metricDescription, metricLabel } from '../../model/catalog.js'
 import { useDataStatus, useReport } from '../loads.js'
@@ -29,7 +29,7 @@ export function AccountsView ({ filters, period, previous, navigate, revision }:
   const { session } = useSession()
   const label = (name: string) => metricLabel(session.metrics, name)
   const report = useReport(topAccountsReport(filters, period, previous), revision)
-  const scope: Scope = { ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}), ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}) }
+  const scope = chosenScope(filters)
   const before = useDataStatus(dataStatusQuery(scope, previous), revision)
   // An account's brand, from /me (the report's account rows name the account, not its brand).
   const brandOf = useMemo(() => {
@@ -49,7 +49,7 @@ export function AccountsView ({ filters, period, previous, navigate, revision }:
     if (before.status === 'loading') return 'Checking the previous period…'
     if (before.status === 'error') return `Previous period: ${before.problem.title}`
     const coverage = accountCoverage(before.value, String(row.platform), Number(row.account_id), previous)
-    if (coverage.share < COMPARABLE_SHARE) return `No change shown: previous period ${formatShare(coverage.share)} reported`
+    if (coverage.share < COMPARABLE_SHARE) return noChangeText(coverage)
     const change = reportChange(row, filters.metric)
     return change === undefined ? '—' : describeReportChange(change, format).text
   }

@@ -1,7 +1,7 @@
 import type { ReportRow } from '../../../../packages/client/src/types.js'
 import { formatInteger, formatRatioAsPercent } from '../../model/format.js'
 import { COMPARABLE_SHARE, formatShare, previousCoverage, type Coverage } from '../../model/coverage.js'
-import { dataStatusQuery, type Scope } from '../../model/queries.js'
+import { chosenScope, dataStatusQuery } from '../../model/queries.js'
 import { describeReportChange, headlineReport, reportChange, type HeadlineMetric } from '../../model/reports.js'
 import { metricDescription, metricLabel } from '../../model/catalog.js'
 import { useDataStatus, useReport } from '../loads.js'
@@ -36,7 +36,7 @@ export function Headlines ({ filters, period, previous, revision }: ViewProps) {
   const { session } = useSession()
   const report = useReport(headlineReport(filters, period, previous), revision)
   // How much of the previous period was reported, by the accounts with data now (model/coverage.ts).
-  const scope: Scope = { ...(filters.brands.length > 0 ? { brand_id: filters.brands } : {}), ...(filters.platforms.length > 0 ? { platform: filters.platforms } : {}) }
+  const scope = chosenScope(filters)
   const accountsNow = useDataStatus(dataStatusQuery(scope, period), revision)
   const accountsBefore = useDataStatus(dataStatusQuery(scope, previous), revision)
   const coverage: Coverage | undefined = accountsNow.status === 'done' && accountsBefore.status === 'done' ? previousCoverage(accountsNow.value, accountsBefore.value, previous) : undefined

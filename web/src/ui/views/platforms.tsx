@@ -2,12 +2,13 @@ import type { AggReport } from '../../../../packages/client/src/types.js'
 import { COMPARE_METRICS, type CompareMetric } from '../../model/filters.js'
 import { describeChange, formatDecimal2, formatInteger, formatRatioAsPercent, NO_VALUE } from '../../model/format.js'
 import { PLATFORMS, platformName } from '../../model/platforms.js'
-import { analyticsExportArgs, platformsViewQuery } from '../../model/queries.js'
+import { COMPARABLE_SHARE, noChangeText, platformCoverage } from '../../model/coverage.js'
+import { analyticsExportArgs, chosenScope, dataStatusQuery, platformsViewQuery } from '../../model/queries.js'
 import { csvRowsOf } from '../agg-csv.js'
 import { DownloadCsv } from '../download-csv.js'
 import { metricHeading, metricKind, metricLabel } from '../../model/catalog.js'
 import { periodMark, type EntryStatus, type ValueMark } from '../../model/status.js'
-import { useAgg } from '../loads.js'
+import { useAgg, useDataStatus } from '../loads.js'
 import { useSession } from '../session-context.js'
 import { MetricCell } from '../metric-cell.js'
 import { Empty, Loading, ProblemNotice } from '../notices.js'
@@ -19,6 +20,11 @@ import type { ViewProps } from '../view-props.js'
  * include=status, and every figure of this period below. A figure not every account reported is
  * marked in words (a carried stock, a flow short of account-days), and a flow of a carried-only
  * entry (no account-day reported: the API's 0) is "no data", never a bar at 0.
+ * A platform's change follows the Summary's 90 % rule per platform (model/coverage.ts, from
+ * GET /data-status of both periods, the Summary's own queries): the platform's accounts with data
+ * now, each expected on every day of the previous period; under 90 % the coverage, not a change.
+ * The agg entries' own status cannot say it: it expects nothing of the days before an account's
+ * first row, so a platform whose data had barely begun would read complete.
  * Plain HTML bars: nine categories read better as labelled rows than as a chart axis, and each
  * bar's exact number is text next to it.
  */
@@ -58,6 +64,9 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
   const query = platformsViewQuery(filters, period)
   const current = useAgg(query, revision)
   const before = useAgg(platformsViewQuery(filters, previous), revision)
+  const scope = chosenScope(filters)
+  const accountsNow = useDataStatus(dataStatusQuery(scope, period), revision)
+  const accountsBefore = useDataStatus(dataStatusQuery(scope, previous), revision)
   const metric = filters.metric
   const format = metric === 'engagement_rate' ? formatRatioAsPercent : formatInteger
   // A figure's mark, when it has a number to mark (a null or absent one is a dash that says why already).
@@ -89,6 +98,15 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
           return typeof value === 'number' && markOf(figures, metric)?.kind !== 'no-data' ? value : undefined
         }
         const marked = codes.some((code) => FIGURES.some((field) => markOf(now.get(code), field) !== undefined))
+        // The Change column: the rule's coverage first (as Top accounts), then the change when both figures exist.
+        const changeText = (code: string, value: number | undefined, old: number | undefined): { text: string, share?: number } => {
+          if (accountsNow.status === 'loading' || accountsBefore.status === 'loading') return { text: 'Checking the previous period…' }
+          if (accountsNow.status === 'error') return { text: `Previous period: ${accountsNow.problem.title}` }
+          if (accountsBefore.status === 'error') return { text: `Previous period: ${accountsBefore.problem.title}` }
+          const coverage = platformCoverage(accountsNow.value, accountsBefore.value, code, previous)
+          if (coverage.share < COMPARABLE_SHARE) return { text: noChangeText(coverage), share: coverage.share }
+          return { text: value !== undefined && old !== undefined ? describeChange(value, old, format).text : NO_VALUE }
+        }
         const max = Math.max(0, ...codes.flatMap((code) => [valueOf(now.get(code)) ?? 0, valueOf(then.get(code)) ?? 0]))
         const width = (value: number | undefined) => `${max === 0 || value === undefined ? 0 : Math.max(0.5, (value / max) * 100)}%`
         return (
@@ -105,6 +123,7 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
                     const old = valueOf(then.get(code))
                     const mark = markOf(now.get(code), metric)
                     const oldMark = markOf(then.get(code), metric)
+                    const change = changeText(code, value, old)
                     return (
                       <tr key={code} data-platform={code}>
                         <th scope='row'>{platformName(code)}</th>
@@ -118,7 +137,7 @@ export function PlatformsView ({ filters, period, previous, navigate, revision }
                           <span class='bar-value' data-previous>{before.status === 'loading' ? '…' : old === undefined ? NO_VALUE : format(old)}</span>
                           {before.status !== 'loading' && <BarMark mark={oldMark} />}
                         </td>
-                        <td>{value !== undefined && old !== undefined ? describeChange(value, old, format).text : NO_VALUE}</td>
+                        <td data-field='change' class='wrap-change' data-coverage={change.share?.toFixed(4)}>{change.text}</td>
                       </tr>
                     )
                   })}
