@@ -4,8 +4,7 @@ import { sql } from 'kysely'
 import { createStore, type Store } from '../../src/storage/db.js'
 import { SERVING_DEADLINES } from '../../src/storage/deadlines.js'
 import { openSnapshot } from '../../src/storage/exports/snapshot.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import { createSchema, dropSchema, TEST_POSTGRES_URL } from '../helpers/stores.js'
+import { createMigratedSchema, dropSchema, TEST_POSTGRES_URL } from '../helpers/stores.js'
 
 /**
  * An export's statements are not requests (src/storage/exports/snapshot.ts): on a store opened with
@@ -18,9 +17,8 @@ describe('an export snapshot outlives the serving deadlines (postgres)', () => {
   let store: Store
   let schema: string
   before(async () => {
-    schema = (await createSchema(TEST_POSTGRES_URL)).schema
+    schema = await createMigratedSchema()
     store = createStore({ kind: 'postgres', url: TEST_POSTGRES_URL, schema }, { deadlines: { ...SERVING_DEADLINES, statementMs: 300, queryMs: 300 } })
-    await migrateToLatest(store)
   })
   after(async () => {
     await store.destroy()

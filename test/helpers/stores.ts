@@ -42,6 +42,22 @@ export async function dropSchema (postgresUrl: string, schema: string): Promise<
 /** The PostgreSQL server tests use; each test store gets its own schema in it. */
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
+/**
+ * A new PostgreSQL schema, migrated on a connection of its own without deadlines: a test that
+ * then opens the schema with shortened deadlines must not have its setup cut by them (on a busy
+ * machine a migration's statement can take longer than the few hundred ms such a test allows).
+ */
+export async function createMigratedSchema (postgresUrl = TEST_POSTGRES_URL): Promise<string> {
+  const { schema } = await createSchema(postgresUrl)
+  const migrating = createStore({ kind: 'postgres', url: postgresUrl, schema })
+  try {
+    await migrateToLatest(migrating)
+  } finally {
+    await migrating.destroy()
+  }
+  return schema
+}
+
 export interface TestStore {
   store: Store
   /** A DATABASE_URL naming this same store, for CLI and server tests. */

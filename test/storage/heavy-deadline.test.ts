@@ -3,8 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { createStore, type Store } from '../../src/storage/db.js'
 import { SERVING_DEADLINES } from '../../src/storage/deadlines.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import { createSchema, dropSchema, TEST_POSTGRES_URL } from '../helpers/stores.js'
+import { createMigratedSchema, dropSchema, TEST_POSTGRES_URL } from '../helpers/stores.js'
 
 /**
  * A heavy report's statement runs with the heavy deadline, not a request's (src/storage/deadlines.ts
@@ -16,9 +15,8 @@ describe('heavy statements get the heavy deadline (postgres)', () => {
   let store: Store
   let schema: string
   before(async () => {
-    schema = (await createSchema(TEST_POSTGRES_URL)).schema
+    schema = await createMigratedSchema()
     store = createStore({ kind: 'postgres', url: TEST_POSTGRES_URL, schema }, { deadlines: { ...SERVING_DEADLINES, statementMs: 300, queryMs: 300, heavyStatementMs: 3000 } })
-    await migrateToLatest(store)
   })
   after(async () => {
     await store.destroy()
