@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { chownSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -63,6 +63,20 @@ async function shutDown (child: ChildProcess | undefined): Promise<void> {
   await exitOf(child, 5000)
 }
 
+/**
+ * A postmaster that was SIGKILLed (stopReplica, not started again: a test that failed in between)
+ * leaves its System V shared memory segment behind, named on line 7 of its postmaster.pid ("key
+ * shmid"); a clean shutdown removes both. Removed here, once no process of the cluster is left.
+ */
+function removeLeftSharedMemory (dataDir: string): void {
+  try {
+    const shmid = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[6]?.trim().split(/\s+/)[1]
+    if (shmid !== undefined && /^\d+$/.test(shmid)) execFileSync('ipcrm', ['-m', shmid], { stdio: 'ignore', timeout: 10_000 })
+  } catch {
+    // no pid file (shut down cleanly), or the segment is gone already
+  }
+}
+
 export async function startStreamingPair (): Promise<StreamingPair> {
   const bin = findPostgresBinDir()
   if (bin === undefined) throw new Error('no PostgreSQL binaries')
@@ -89,6 +103,8 @@ export async function startStreamingPair (): Promise<StreamingPair> {
   const close = async (): Promise<void> => {
     process.removeListener('exit', onExit)
     await Promise.all([shutDown(replica), shutDown(primary)])
+    removeLeftSharedMemory(replicaData)
+    removeLeftSharedMemory(primaryData)
     rmSync(dir, { recursive: true, force: true })
   }
   try {
