@@ -208,16 +208,13 @@ describe('read replicas: a real streaming replica', { skip: BIN === undefined ? 
     await waitFor('replay paused', async () => (await pair.onReplica<{ state: string }>('select pg_get_wal_replay_pause_state() as state'))[0]?.state === 'paused', BOUND_MS)
     // The product's rule, on its own clock (this process's monotonic one): a sync is visible no
     // sooner than FRESH_CHECKS intervals and the margin after a check saw it, so after the commit,
-    // so after the import began. Checked only while that is provably too soon, so a machine slow
-    // enough to take longer over the import skips the check rather than failing a correct product.
+    // so after the import began. Whenever it is first seen visible, that much has passed since the
+    // import began; measured after the sighting, so a slow machine only makes the margin larger —
+    // a correct product cannot fail this, one that shows the sync as soon as a check sees it does.
     const importBegan = performance.now()
     const syncId = await importViews(2000)
     const [first] = instances as [RunningServer, RunningServer]
     const visibleOn = (): boolean[] => instances.map((server) => (server.app.services.visibleThroughSyncId() ?? 0) >= syncId)
-    const visibleAtImport = visibleOn()
-    if (performance.now() - importBegan <= FRESH_CHECKS * CHECK_MS + VISIBILITY_MARGIN_MS) {
-      assert.deepEqual(visibleAtImport, [false, false], 'the sync was visible sooner than its checks allow')
-    }
 
     // Until it is visible, either number may be read. From then on, only the new one, on both
     // instances; and each already reads around the replica: the sync is shown only after the checks
@@ -229,6 +226,8 @@ describe('read replicas: a real streaming replica', { skip: BIN === undefined ? 
       assert.ok(Date.now() < deadline, `the sync did not become visible within ${BOUND_MS} ms although the replica is paused`)
       await new Promise((resolve) => setImmediate(resolve))
     }
+    const sinceImportBegan = performance.now() - importBegan
+    assert.ok(sinceImportBegan > FRESH_CHECKS * CHECK_MS + VISIBILITY_MARGIN_MS, `the sync was visible ${Math.round(sinceImportBegan)} ms after the import began, sooner than its checks allow`)
     for (let poll = 0; poll < 10; poll++) {
       const [skipped, views] = await Promise.all([
         Promise.all(instances.map(async (server) => (await health(server)).body.replicas[0]?.skipped)),
