@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CompiledQuery } from 'kysely'
-import { addDays, formatUtcSeconds, lastDayOfMonth } from '../../domain/dates.js'
+import { formatUtcSeconds } from '../../domain/dates.js'
 import { datasetColumns, fileExtension, microsToDecimal, type ExportColumn, type ExportFile, type ExportRequest, type ExportRow } from '../../domain/exports.js'
 import { sortPlatforms, type PlatformCode } from '../../domain/platforms.js'
 import type { AnalyticsUpdatedData } from '../../domain/changes.js'
+import { bucketsOf } from '../../domain/reports.js'
 import { compilingDb } from '../../storage/exports/compiling-db.js'
 import {
   accountCountQuery, accountRowsQuery, changedDailyRowsQuery, dailyCopyStatement, dailyCsvLinesQuery, changedEventsQuery, dailyCountQuery, dailyRowsQuery, postCountQuery, postRowsQuery,
@@ -210,17 +211,10 @@ function stagingCsvOf (snapshot: ExportSnapshot, db: ReturnType<typeof compiling
   })()
 }
 
-/** The months from `first` to `last` (dates), each as the days of it within them; none when either is null. */
+/** The months from `first` to `last` (dates), each as the days of it within them (the report's month buckets); none when either is null. */
 function monthsOf (first: string | null, last: string | null): Array<{ since: string, until: string }> {
-  const months: Array<{ since: string, until: string }> = []
-  if (first === null || last === null) return months
-  for (let since = first; since <= last;) {
-    const end = lastDayOfMonth(since.slice(0, 7))
-    const until = end < last ? end : last
-    months.push({ since, until })
-    since = addDays(until, 1)
-  }
-  return months
+  if (first === null || last === null) return []
+  return bucketsOf('month', { since: first, until: last }).map((bucket) => ({ since: bucket.from, until: bucket.to }))
 }
 
 /** Whether the lines at `a` and `b` start with the same 7 bytes (YYYY-MM). */
