@@ -74,6 +74,7 @@ for (const dialect of DIALECTS) {
     const spelling = STATEMENT_SPELLINGS[dialect]
     const statements: Statement[] = [
       aggStatement(dialect),
+      aggStatement(dialect, 'one'),
       monthlyStatement(dialect),
       ...(['one', 'few', 'many'] as const).flatMap((count) => [false, true].flatMap((continued) =>
         (['rendered', 'sums'] as const).map((columns) => dailyPageStatement(dialect, count, continued, columns)))),
@@ -88,6 +89,7 @@ for (const dialect of DIALECTS) {
       assert.equal(new Set(statements.map((statement) => statement.name)).size, statements.length, 'names are unique (PostgreSQL prepares by name)')
       assert.ok(aggStatement(dialect).text.includes(spelling.brands))
       assert.deepEqual(aggStatement(dialect).parameters, ['m1', 'm2', 'h1', 'h2', 't1', 't2', 'brands'])
+      assert.deepEqual(aggStatement(dialect, 'one').parameters, ['m1', 'm2', 'h1', 'h2', 't1', 't2', 'brand'])
       assert.deepEqual(dailyPageStatement(dialect, 'few', true, 'rendered').parameters, ['brands', 'since', 'until', 'after_date', 'after_brand'])
       assert.deepEqual(dailyPageStatement(dialect, 'one', false, 'rendered').parameters, ['brand', 'since', 'until'])
     })

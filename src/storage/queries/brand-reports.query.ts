@@ -74,7 +74,12 @@ export function splitPeriod (period: Period): PeriodPieces {
 class Writer {
   readonly parameters: string[] = []
   readonly postgres: boolean
-  constructor (dialect: Dialect) { this.postgres = dialect === 'postgres' }
+  /** One brand, bound as `brand`: the tables are read on it directly, with no table of brands to join. */
+  readonly oneBrand: boolean
+  constructor (dialect: Dialect, brands: 'one' | 'list' = 'list') {
+    this.postgres = dialect === 'postgres'
+    this.oneBrand = brands === 'one'
+  }
 
   /** A named parameter: `@name` on SQLite, `$n::cast` on PostgreSQL (the same name twice is one parameter). */
   p (name: string, cast: string): string {
@@ -83,13 +88,19 @@ class Writer {
     return this.postgres ? `$${index + 1}::${cast}` : `@${name}`
   }
 
+  /** The accounts of the statement's brands, one group per brand. */
+  accountsOfBrands (): string {
+    return `from accounts a where a.brand_id ${this.oneBrand ? `= ${this.p('brand', 'bigint')}` : 'in (select brand_id from b)'} group by a.brand_id`
+  }
+
   /** The statement's brands, as a table `b (brand_id)`. */
   brandsTable (): string {
     return this.postgres ? `select unnest(${this.p('brands', 'bigint[]')}) as brand_id` : `select value as brand_id from json_each(${this.p('brands', 'text')})`
   }
 
-  /** `b` joined to a table on its brand (SQLite: CROSS JOIN keeps the brands outermost). */
+  /** `b` joined to a table on its brand (SQLite: CROSS JOIN keeps the brands outermost); for one brand, the table on it. */
   joinBrands (table: string, alias: string, condition: string): string {
+    if (this.oneBrand) return `from ${table} ${alias} where ${alias}.brand_id = ${this.p('brand', 'bigint')} and ${condition}`
     return this.postgres ? `from b join ${table} ${alias} on ${alias}.brand_id = b.brand_id and ${condition}` : `from b cross join ${table} ${alias} where ${alias}.brand_id = b.brand_id and ${condition}`
   }
 
@@ -115,20 +126,21 @@ function lastFollowersIn (from: string, to: string): string {
 }
 
 function grouped (w: Writer, pieces: string, extra = ''): string {
-  return `with b as (${w.brandsTable()}),
-  pieces as (${pieces})
+  const brands = w.oneBrand ? '' : `b as (${w.brandsTable()}),\n  `
+  return `with ${brands}pieces as (${pieces})
   select bucket, brand_id as group_id, 0 as platform_rank, ${ROLLUP_METRICS.map((metric) => `${w.sum(metric)} as ${metric}`).join(', ')}${extra}
   from pieces group by bucket, brand_id having sum(rows_count) > 0 order by bucket desc, group_id`
 }
 
-const ACCOUNTS_OF_BRANDS = 'from accounts a where a.brand_id in (select brand_id from b) group by a.brand_id'
-
 /**
  * The agg report of brands: one row per brand with an account-day in the period, its name last
- * (agg entries carry it), so the report is one statement and one round trip.
+ * (agg entries carry it), so the report is one statement and one round trip. `one`: the report of
+ * a single brand, bound as `brand` rather than a list — the common question, whose statement then
+ * reads each table on the brand directly (no list to unpack and join in every piece: a third less
+ * of the statement's CPU on SQLite, docs/benchmarks.md "Reads: the reference harness").
  */
-export function aggStatement (dialect: Dialect): Statement {
-  const w = new Writer(dialect)
+export function aggStatement (dialect: Dialect, brands: 'one' | 'list' = 'list'): Statement {
+  const w = new Writer(dialect, brands)
   const [m1, m2, h1, h2, t1, t2] = ['m1', 'm2', 'h1', 'h2', 't1', 't2'].map((name) => w.p(name, 'date')) as [string, string, string, string, string, string]
   const lastMonth = `(select m.followers from account_monthly m where m.platform = a.platform and m.account_id = a.account_id
         and m.month between ${m1} and ${m2} and m.followers_date is not null order by m.month desc limit 1)`
@@ -140,8 +152,8 @@ export function aggStatement (dialect: Dialect): Statement {
     union all select d.brand_id, '' as bucket, ${metricColumns('d', w.nul, true)}
       ${w.joinBrands('brand_daily', 'd', `d.date between ${t1} and ${t2}`)} group by d.brand_id
     union all select a.brand_id, '' as bucket, ${followersColumns(w, `sum(coalesce(${lastFollowersIn(t1, t2)}, ${lastMonth}, ${lastFollowersIn(h1, h2)}))`)}
-      ${ACCOUNTS_OF_BRANDS}`, ', (select n.brand_name from brands n where n.brand_id = pieces.brand_id) as brand_name')
-  return { name: 'brand_agg_named', text, parameters: w.parameters }
+      ${w.accountsOfBrands()}`, ', (select n.brand_name from brands n where n.brand_id = pieces.brand_id) as brand_name')
+  return { name: brands === 'one' ? 'brand_agg_named_one' : 'brand_agg_named', text, parameters: w.parameters }
 }
 
 /** The monthly report of brands: one row per brand and month with an account-day in the period. */
@@ -152,7 +164,7 @@ export function monthlyStatement (dialect: Dialect): Statement {
     union all select d.brand_id, ${w.monthText(from)} as bucket, ${metricColumns('d', w.nul, true)}
       ${w.joinBrands('brand_daily', 'd', `d.date between ${from} and ${to}`)} group by d.brand_id
     union all select a.brand_id, ${w.monthText(from)} as bucket, ${followersColumns(w, `sum(${lastFollowersIn(from, to)})`)}
-      ${ACCOUNTS_OF_BRANDS}`
+      ${w.accountsOfBrands()}`
   const text = grouped(w, `
     select m.brand_id, ${w.monthText('m.month')} as bucket, ${metricColumns('m', 'm.followers', false)}
       ${w.joinBrands('brand_monthly', 'm', `m.month between ${m1} and ${m2}`)}${edge(h1, h2)}${edge(t1, t2)}`)
@@ -207,5 +219,5 @@ export function dailyPageStatement (dialect: Dialect, brands: BrandCount, contin
 /** Named values of the agg and monthly statements: the brands, then the pieces of the period. */
 export function periodValues (brandIds: readonly number[], period: Period): Record<string, unknown> {
   const { months, head, tail } = splitPeriod(period)
-  return { brands: brandIds, m1: months.from, m2: months.to, h1: head.from, h2: head.to, t1: tail.from, t2: tail.to }
+  return { brands: brandIds, brand: brandIds[0], m1: months.from, m2: months.to, h1: head.from, h2: head.to, t1: tail.from, t2: tail.to }
 }

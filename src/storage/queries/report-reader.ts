@@ -91,6 +91,7 @@ export function createReportReader (store: Store): ReportReader {
   const monthlyOfBrands = monthlyStatement(store.dialect)
   const wholeMonthsOfBrands = wholeMonthsStatement(store.dialect)
   const aggOfBrands = aggStatement(store.dialect)
+  const aggOfOneBrand = aggStatement(store.dialect, 'one')
 
   /**
    * A monthly report of brands over every platform: its whole months rendered (brand_monthly.entry_json),
@@ -152,6 +153,6 @@ export function createReportReader (store: Store): ReportReader {
       }
       return await wholePeriod(scope, grouping, period, buildMonthlyQuery, monthlyOfBrands)
     },
-    agg: async (scope, grouping, period) => await wholePeriod(scope, grouping, period, buildAggQuery, aggOfBrands),
+    agg: async (scope, grouping, period) => await wholePeriod(scope, grouping, period, buildAggQuery, scope.brandIds.length === 1 ? aggOfOneBrand : aggOfBrands),
   }
 }
