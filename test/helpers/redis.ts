@@ -38,3 +38,36 @@ export async function awaitRoomInWindow (windowMs: number, marginMs: number): Pr
   const left = windowMs - (Date.now() % windowMs)
   if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50))
 }
+
+/**
+ * Runs `round` until one run of it starts and ends inside one clock-aligned window of `windowMs`
+ * (60_000: the minute; 3_600_000: the hour; 86_400_000: the UTC day), and gives what that run
+ * returned or rethrows what it threw. A run the window changed under is discarded whatever its
+ * outcome — on a busy machine its requests, reads or spawns can outlast any margin, and a new
+ * window rightly starts its counts again — and the round is run again, at most `rounds` times in
+ * all. So `round` must make fresh state of its own each time (a new partner, a new address) and
+ * check what depends on the window only from what it did itself. A run that stays in one window
+ * is the product's answer: its failure fails the test at once.
+ * Each run first waits for `marginMs` of room, so that most runs fit; the margin only saves
+ * retries, it guarantees nothing.
+ */
+export async function inOneClockWindow<T> (windowMs: number, marginMs: number, round: (attempt: number) => Promise<T>, rounds = 4): Promise<T> {
+  const windowOf = (ms: number): number => Math.floor(ms / windowMs)
+  let crossed: unknown
+  for (let attempt = 0; attempt < rounds; attempt++) {
+    await awaitRoomInWindow(windowMs, marginMs)
+    const started = windowOf(Date.now())
+    let outcome: { value: T } | { error: unknown }
+    try {
+      outcome = { value: await round(attempt) }
+    } catch (error) {
+      outcome = { error }
+    }
+    if (windowOf(Date.now()) === started) {
+      if ('error' in outcome) throw outcome.error
+      return outcome.value
+    }
+    crossed = 'error' in outcome ? outcome.error : 'it passed'
+  }
+  throw new Error(`each of ${rounds} rounds ran across the end of a ${windowMs} ms clock window; the last one: ${crossed instanceof Error ? crossed.message : String(crossed)}`, { cause: crossed })
+}

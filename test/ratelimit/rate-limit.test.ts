@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildTestApp } from '../helpers/app.js'
 import { brandRange, insertBrandsWithAccounts } from '../helpers/fixtures.js'
 import { bearer, createPartner, type TestPartner } from '../helpers/partners.js'
-import { awaitRoomInMinute, awaitRoomInWindow, deleteRedisKeys, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
+import { deleteRedisKeys, inOneClockWindow, redisEnv, uniqueRedisPrefix } from '../helpers/redis.js'
 import { createTestStore, DIALECTS, type TestStore } from '../helpers/stores.js'
 
 /** Rate limiting over HTTP (docs/rate-limiting.md): headers, 429s, scopes, Redis sharing. */
@@ -14,6 +14,15 @@ const RATE_HEADERS = [
   'x-ratelimit-limit-hourly', 'x-ratelimit-remaining-hourly', 'x-ratelimit-reset-hourly',
   'x-usage-total', 'x-usage-period',
 ]
+
+/**
+ * Runs a round that counts in the clock minute (and hour) until one run stays inside one minute
+ * (test/helpers/redis.ts): under load its login and requests can outlast any margin, and the next
+ * minute rightly counts from 0. Each run makes its own partner, token and addresses.
+ */
+async function inOneMinute (round: (attempt: number) => Promise<void>): Promise<void> {
+  await inOneClockWindow(60_000, 10_000, round)
+}
 
 function assertRateHeaders (response: LightMyRequestResponse, minute: { limit: number, remaining: number }, hour: { limit: number, remaining: number, used: number }) {
   const now = Date.now() / 1000
@@ -86,39 +95,42 @@ for (const dialect of DIALECTS) {
     }
 
     it('puts the headers on every response of a user, refuses the 4th request of a minute with the 429 body', async () => {
-      await awaitRoomInMinute()
-      const { token } = await partnerWithToken(memoryApp)
-      const responses = []
-      for (let i = 0; i < 3; i++) responses.push(await memoryApp.inject({ url: '/me', headers: bearer(token) }))
-      responses.forEach((response, i) => {
-        assert.equal(response.statusCode, 200)
-        assertRateHeaders(response, { limit: 3, remaining: 2 - i }, { limit: 100, remaining: 99 - i, used: i + 1 })
+      await inOneMinute(async () => {
+        const { token } = await partnerWithToken(memoryApp)
+        const responses = []
+        for (let i = 0; i < 3; i++) responses.push(await memoryApp.inject({ url: '/me', headers: bearer(token) }))
+        responses.forEach((response, i) => {
+          assert.equal(response.statusCode, 200)
+          assertRateHeaders(response, { limit: 3, remaining: 2 - i }, { limit: 100, remaining: 99 - i, used: i + 1 })
+        })
+        const refused = await memoryApp.inject({ url: '/me', headers: bearer(token) })
+        assert429(refused)
+        assertRateHeaders(refused, { limit: 3, remaining: 0 }, { limit: 100, remaining: 96, used: 4 })
+        // Refused requests count too.
+        const again = await memoryApp.inject({ url: '/me', headers: bearer(token) })
+        assert429(again)
+        assert.equal(again.headers['x-usage-total'], '5')
       })
-      const refused = await memoryApp.inject({ url: '/me', headers: bearer(token) })
-      assert429(refused)
-      assertRateHeaders(refused, { limit: 3, remaining: 0 }, { limit: 100, remaining: 96, used: 4 })
-      // Refused requests count too.
-      const again = await memoryApp.inject({ url: '/me', headers: bearer(token) })
-      assert429(again)
-      assert.equal(again.headers['x-usage-total'], '5')
     })
 
     it('counts requests whatever their answer: a 422 is limited and carries the headers', async () => {
-      await awaitRoomInMinute()
-      const { token } = await partnerWithToken(memoryApp)
-      const invalid = await memoryApp.inject({ url: '/me?limit=0', headers: bearer(token) })
-      assert.equal(invalid.statusCode, 422)
-      assertRateHeaders(invalid, { limit: 3, remaining: 2 }, { limit: 100, remaining: 99, used: 1 })
+      await inOneMinute(async () => {
+        const { token } = await partnerWithToken(memoryApp)
+        const invalid = await memoryApp.inject({ url: '/me?limit=0', headers: bearer(token) })
+        assert.equal(invalid.statusCode, 422)
+        assertRateHeaders(invalid, { limit: 3, remaining: 2 }, { limit: 100, remaining: 99, used: 1 })
+      })
     })
 
     it('limits each user separately and never limits /health or unauthenticated requests by user', async () => {
-      await awaitRoomInMinute()
-      const first = await partnerWithToken(memoryApp)
-      const second = await partnerWithToken(memoryApp)
-      const firstStatuses = []
-      for (let i = 0; i < 4; i++) firstStatuses.push((await memoryApp.inject({ url: '/me', headers: bearer(first.token) })).statusCode)
-      assert.deepEqual(firstStatuses, [200, 200, 200, 429])
-      assert.equal((await memoryApp.inject({ url: '/me', headers: bearer(second.token) })).statusCode, 200)
+      await inOneMinute(async () => {
+        const first = await partnerWithToken(memoryApp)
+        const second = await partnerWithToken(memoryApp)
+        const firstStatuses = []
+        for (let i = 0; i < 4; i++) firstStatuses.push((await memoryApp.inject({ url: '/me', headers: bearer(first.token) })).statusCode)
+        assert.deepEqual(firstStatuses, [200, 200, 200, 429])
+        assert.equal((await memoryApp.inject({ url: '/me', headers: bearer(second.token) })).statusCode, 200)
+      })
       for (let i = 0; i < 5; i++) {
         const health = await memoryApp.inject({ url: '/health' })
         assert.equal(health.statusCode, 200)
@@ -130,48 +142,52 @@ for (const dialect of DIALECTS) {
     })
 
     it('limits /auth/login per IP with the same windows and headers', async () => {
-      await awaitRoomInMinute()
-      const partner = await createPartner(test.store, { brandIds: [1] })
-      const login = async (ip: string) => await memoryApp.inject({
-        method: 'POST', url: '/auth/login', remoteAddress: ip, payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey },
+      await inOneMinute(async (attempt) => {
+        const partner = await createPartner(test.store, { brandIds: [1] })
+        // Addresses of this round's own: a round run again must not meet the last one's counts.
+        const [ip, other] = [`198.51.100.${2 * attempt + 1}`, `198.51.100.${2 * attempt + 2}`]
+        const login = async (ip: string) => await memoryApp.inject({
+          method: 'POST', url: '/auth/login', remoteAddress: ip, payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey },
+        })
+        const responses = []
+        for (let i = 0; i < 3; i++) responses.push(await login(ip))
+        responses.forEach((response, i) => {
+          assert.equal(response.statusCode, 200)
+          assertRateHeaders(response, { limit: 3, remaining: 2 - i }, { limit: 100, remaining: 99 - i, used: i + 1 })
+        })
+        assert429(await login(ip))
+        assert.equal((await login(other)).statusCode, 200)
       })
-      const responses = []
-      for (let i = 0; i < 3; i++) responses.push(await login('198.51.100.1'))
-      responses.forEach((response, i) => {
-        assert.equal(response.statusCode, 200)
-        assertRateHeaders(response, { limit: 3, remaining: 2 - i }, { limit: 100, remaining: 99 - i, used: i + 1 })
-      })
-      assert429(await login('198.51.100.1'))
-      assert.equal((await login('198.51.100.2')).statusCode, 200)
     })
 
     it('refuses once the hour window is spent, with only the hourly headers when the minute is off', async () => {
       const hourly = await buildTestApp(test.store, { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_HOUR: '2' })
       try {
-        const { token } = await partnerWithToken(hourly)
-        // Three requests in one clock hour (10 s of room is plenty for them).
-        await awaitRoomInWindow(3_600_000, 10_000)
-        const before = Date.now()
-        const responses = []
-        for (let i = 0; i < 3; i++) responses.push(await hourly.inject({ url: '/me', headers: bearer(token) }))
-        const after = Date.now()
-        assert.deepEqual(responses.map((response) => response.statusCode), [200, 200, 429])
-        const reset = Number(responses[0]?.headers['x-ratelimit-reset-hourly'])
-        assert.equal(reset % 3600, 0)
-        responses.forEach((response, i) => {
-          assert.deepEqual(Object.keys(response.headers).filter((name) => name.startsWith('x-ratelimit-') || name.startsWith('x-usage-')).sort(), [
-            'x-ratelimit-limit-hourly', 'x-ratelimit-remaining-hourly', 'x-ratelimit-reset-hourly', 'x-usage-period', 'x-usage-total',
-          ])
-          assert.deepEqual([response.headers['x-ratelimit-limit-hourly'], response.headers['x-ratelimit-remaining-hourly'], response.headers['x-ratelimit-reset-hourly'], response.headers['x-usage-total']],
-            ['2', String(Math.max(0, 1 - i)), String(reset), String(i + 1)])
+        // Three requests in one clock hour, each run with a partner of its own.
+        await inOneClockWindow(3_600_000, 10_000, async () => {
+          const { token } = await partnerWithToken(hourly)
+          const before = Date.now()
+          const responses = []
+          for (let i = 0; i < 3; i++) responses.push(await hourly.inject({ url: '/me', headers: bearer(token) }))
+          const after = Date.now()
+          assert.deepEqual(responses.map((response) => response.statusCode), [200, 200, 429])
+          const reset = Number(responses[0]?.headers['x-ratelimit-reset-hourly'])
+          assert.equal(reset % 3600, 0)
+          responses.forEach((response, i) => {
+            assert.deepEqual(Object.keys(response.headers).filter((name) => name.startsWith('x-ratelimit-') || name.startsWith('x-usage-')).sort(), [
+              'x-ratelimit-limit-hourly', 'x-ratelimit-remaining-hourly', 'x-ratelimit-reset-hourly', 'x-usage-period', 'x-usage-total',
+            ])
+            assert.deepEqual([response.headers['x-ratelimit-limit-hourly'], response.headers['x-ratelimit-remaining-hourly'], response.headers['x-ratelimit-reset-hourly'], response.headers['x-usage-total']],
+              ['2', String(Math.max(0, 1 - i)), String(reset), String(i + 1)])
+          })
+          const refused = responses[2] as LightMyRequestResponse
+          assert.equal(refused.json().error_code, 'RATE_LIMIT_EXCEEDED')
+          // The wait is what is left of the hour: whole seconds, rounded up, as the server saw it.
+          const retryAfter = Number(refused.headers['retry-after'])
+          assert.ok(retryAfter >= Math.ceil(reset - after / 1000) && retryAfter <= Math.ceil(reset - before / 1000), `retry-after ${retryAfter}, hour ends at ${reset}`)
+          assert.equal(refused.json().retry_after, retryAfter)
+          assert.equal(refused.json().detail, `Rate limit exceeded. Please wait ${retryAfter} seconds before making another request.`)
         })
-        const refused = responses[2] as LightMyRequestResponse
-        assert.equal(refused.json().error_code, 'RATE_LIMIT_EXCEEDED')
-        // The wait is what is left of the hour: whole seconds, rounded up, as the server saw it.
-        const retryAfter = Number(refused.headers['retry-after'])
-        assert.ok(retryAfter >= Math.ceil(reset - after / 1000) && retryAfter <= Math.ceil(reset - before / 1000), `retry-after ${retryAfter}, hour ends at ${reset}`)
-        assert.equal(refused.json().retry_after, retryAfter)
-        assert.equal(refused.json().detail, `Rate limit exceeded. Please wait ${retryAfter} seconds before making another request.`)
       } finally {
         await hourly.close()
       }
@@ -199,19 +215,20 @@ for (const dialect of DIALECTS) {
     })
 
     it('shares a user\'s limit between two instances on one Redis', async () => {
-      await awaitRoomInMinute()
-      const { token } = await partnerWithToken(redisA)
-      const statuses = []
-      for (const app of [redisA, redisB, redisA]) {
-        const response = await app.inject({ url: '/me', headers: bearer(token) })
-        statuses.push(response.statusCode)
-      }
-      assert.deepEqual(statuses, [200, 200, 200])
-      const refused = await redisB.inject({ url: '/me', headers: bearer(token) })
-      assert429(refused)
-      assertRateHeaders(refused, { limit: 3, remaining: 0 }, { limit: 100, remaining: 96, used: 4 })
-      // The in-process instance knows nothing of it.
-      assert.equal((await memoryApp.inject({ url: '/me', headers: bearer(token) })).statusCode, 200)
+      await inOneMinute(async () => {
+        const { token } = await partnerWithToken(redisA)
+        const statuses = []
+        for (const app of [redisA, redisB, redisA]) {
+          const response = await app.inject({ url: '/me', headers: bearer(token) })
+          statuses.push(response.statusCode)
+        }
+        assert.deepEqual(statuses, [200, 200, 200])
+        const refused = await redisB.inject({ url: '/me', headers: bearer(token) })
+        assert429(refused)
+        assertRateHeaders(refused, { limit: 3, remaining: 0 }, { limit: 100, remaining: 96, used: 4 })
+        // The in-process instance knows nothing of it.
+        assert.equal((await memoryApp.inject({ url: '/me', headers: bearer(token) })).statusCode, 200)
+      })
     })
 
     it('shares the login lockout between two instances on one Redis', async () => {
@@ -254,11 +271,20 @@ describe('rate limiting when Redis is unreachable', () => {
       assert.equal(wrong.json().error_code, 'INVALID_CREDENTIALS')
       const login = await app.inject({ method: 'POST', url: '/auth/login', payload: { api_client_key: partner.clientKey, api_secret_key: partner.secretKey } })
       assert.equal(login.statusCode, 200, login.body)
-      const headers = bearer(login.json().access_token)
-      await awaitRoomInMinute()
-      const statuses = []
-      for (let i = 0; i < 3; i++) statuses.push((await app.inject({ url: '/me', headers })).statusCode)
-      assert.deepEqual(statuses, [200, 200, 429])
+      // Three requests in one minute; a round run again has a user (and login address) of its own.
+      await inOneMinute(async (attempt) => {
+        let token: string = login.json().access_token
+        if (attempt > 0) {
+          const fresh = await createPartner(test.store, { brandIds: [1] })
+          const again = await app.inject({ method: 'POST', url: '/auth/login', remoteAddress: `203.0.113.${60 + attempt}`, payload: { api_client_key: fresh.clientKey, api_secret_key: fresh.secretKey } })
+          assert.equal(again.statusCode, 200, again.body)
+          token = again.json().access_token
+        }
+        const headers = bearer(token)
+        const statuses = []
+        for (let i = 0; i < 3; i++) statuses.push((await app.inject({ url: '/me', headers })).statusCode)
+        assert.deepEqual(statuses, [200, 200, 429])
+      })
     } finally {
       await app.close()
       await test.cleanup()
