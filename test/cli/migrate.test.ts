@@ -20,6 +20,7 @@ const MIGRATIONS = [
   '2026_11_25_0400_webhooks',
   '2026_11_25_0500_monthly_entry_json',
   '2026_11_28_0000_export_jobs',
+  '2026_11_29_0000_brand_daily_running',
 ]
 
 for (const dialect of DIALECTS) {

@@ -10,6 +10,7 @@ import * as changeFeedSyncIndex from './2026_11_25_0300_change_feed_sync_index.j
 import * as webhooks from './2026_11_25_0400_webhooks.js'
 import * as monthlyEntryJson from './2026_11_25_0500_monthly_entry_json.js'
 import * as exportJobs from './2026_11_28_0000_export_jobs.js'
+import * as brandDailyRunning from './2026_11_29_0000_brand_daily_running.js'
 
 /**
  * Every migration, by name. Listed statically (not read from the folder) so the same list works
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '2026_11_25_0400_webhooks': webhooks,
   '2026_11_25_0500_monthly_entry_json': monthlyEntryJson,
   '2026_11_28_0000_export_jobs': exportJobs,
+  '2026_11_29_0000_brand_daily_running': brandDailyRunning,
 }

@@ -114,6 +114,11 @@ function metricColumns (alias: string, followers: string, summed: boolean): stri
   return ROLLUP_METRICS.map((metric) => metric === 'followers' ? `${followers} as followers` : summed ? `sum(${alias}.${metric}) as ${metric}` : `${alias}.${metric}`).join(', ')
 }
 
+/** A brand_daily_running row's `_mtd` or `_rest` sums as a piece's metric columns (followers null: read per account). */
+function runningColumns (w: Writer, alias: string, side: 'mtd' | 'rest'): string {
+  return ROLLUP_METRICS.map((metric) => metric === 'followers' ? `${w.nul} as followers` : `${alias}.${metric}_${side} as ${metric}`).join(', ')
+}
+
 /** A piece that adds only followers (no account-day: rows_count 0, every other metric null). */
 function followersColumns (w: Writer, followers: string): string {
   return ROLLUP_METRICS.map((metric) => metric === 'rows_count' ? '0 as rows_count' : metric === 'followers' ? `${followers} as followers` : `${w.nul} as ${metric}`).join(', ')
@@ -136,21 +141,32 @@ function grouped (w: Writer, pieces: string, extra = ''): string {
  * The agg report of brands: one row per brand with an account-day in the period, its name last
  * (agg entries carry it), so the report is one statement and one round trip. `one`: the report of
  * a single brand, bound as `brand` rather than a list — the common question, whose statement then
- * reads each table on the brand directly (no list to unpack and join in every piece: a third less
- * of the statement's CPU on SQLite, docs/benchmarks.md "Reads: the reference harness").
+ * reads each table on the brand directly (no list to unpack and join in every piece), and its
+ * partial months from brand_daily_running; only for a period whose edges it can read
+ * (`runningEdgesApply`). Docs/benchmarks.md "Reads: the reference harness" has what each saves.
  */
 export function aggStatement (dialect: Dialect, brands: 'one' | 'list' = 'list'): Statement {
   const w = new Writer(dialect, brands)
   const [m1, m2, h1, h2, t1, t2] = ['m1', 'm2', 'h1', 'h2', 't1', 't2'].map((name) => w.p(name, 'date')) as [string, string, string, string, string, string]
   const lastMonth = `(select m.followers from account_monthly m where m.platform = a.platform and m.account_id = a.account_id
         and m.month between ${m1} and ${m2} and m.followers_date is not null order by m.month desc limit 1)`
-  const text = grouped(w, `
-    select m.brand_id, '' as bucket, ${metricColumns('m', w.nul, true)}
-      ${w.joinBrands('brand_monthly', 'm', `m.month between ${m1} and ${m2}`)} group by m.brand_id
+  // The edges: one brand reads each from one brand_daily_running row (running.ts) — the head's
+  // rest of the month from its first brand-day, the tail's month to date at its last — where a
+  // list sums their brand-days. Either gives the same sums (test/storage/agg-statements.test.ts).
+  const edges = w.oneBrand
+    ? `
+    union all select * from (select r.brand_id, '' as bucket, ${runningColumns(w, 'r', 'rest')}
+      from brand_daily_running r where r.brand_id = ${w.p('brand', 'bigint')} and r.date between ${h1} and ${h2} order by r.date limit 1) h
+    union all select * from (select r.brand_id, '' as bucket, ${runningColumns(w, 'r', 'mtd')}
+      from brand_daily_running r where r.brand_id = ${w.p('brand', 'bigint')} and r.date between ${t1} and ${t2} order by r.date desc limit 1) t`
+    : `
     union all select d.brand_id, '' as bucket, ${metricColumns('d', w.nul, true)}
       ${w.joinBrands('brand_daily', 'd', `d.date between ${h1} and ${h2}`)} group by d.brand_id
     union all select d.brand_id, '' as bucket, ${metricColumns('d', w.nul, true)}
-      ${w.joinBrands('brand_daily', 'd', `d.date between ${t1} and ${t2}`)} group by d.brand_id
+      ${w.joinBrands('brand_daily', 'd', `d.date between ${t1} and ${t2}`)} group by d.brand_id`
+  const text = grouped(w, `
+    select m.brand_id, '' as bucket, ${metricColumns('m', w.nul, true)}
+      ${w.joinBrands('brand_monthly', 'm', `m.month between ${m1} and ${m2}`)} group by m.brand_id${edges}
     union all select a.brand_id, '' as bucket, ${followersColumns(w, `sum(coalesce(${lastFollowersIn(t1, t2)}, ${lastMonth}, ${lastFollowersIn(h1, h2)}))`)}
       ${w.accountsOfBrands()}`, ', (select n.brand_name from brands n where n.brand_id = pieces.brand_id) as brand_name')
   return { name: brands === 'one' ? 'brand_agg_named_one' : 'brand_agg_named', text, parameters: w.parameters }
@@ -214,6 +230,17 @@ export function dailyPageStatement (dialect: Dialect, brands: BrandCount, contin
   const selected = columns === 'rendered' ? 'b.date, b.brand_id, b.entry_json' : BRAND_DAY_COLUMNS
   const text = `select ${selected} from ${table} where ${scope} and ${period}${after} order by b.date desc, b.brand_id limit 21`
   return { name: `brand_daily_${brands}_${continued ? 'next' : 'first'}_${columns}`, text, parameters: w.parameters }
+}
+
+/**
+ * Whether the agg statement of one brand can read the period's edges from brand_daily_running:
+ * its head (when it has one) must run to its month's last day, so that it is a rest of the month;
+ * its tail always starts on a month's first day. Only a period inside one month, ending before
+ * that month's last day, has neither (it is all head): the brand-list statement sums its days.
+ */
+export function runningEdgesApply (period: Period): boolean {
+  const { head } = splitPeriod(period)
+  return head.from === NO_DATES.from || head.to === endOfMonth(head.to)
 }
 
 /** Named values of the agg and monthly statements: the brands, then the pieces of the period. */

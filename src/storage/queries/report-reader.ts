@@ -8,7 +8,7 @@ import { pageOf, runDailyQuery, type DailyPage } from './analytics-daily.query.j
 import { heavyGroupRows, runGroupedQuery } from './analytics-grouped.query.js'
 import { buildMonthlyQuery } from './analytics-monthly.query.js'
 import { groupRowOf } from '../read-model/group-rows.js'
-import { FEW_BRANDS, NO_DATES, aggStatement, dailyPageStatement, monthlyStatement, periodValues, wholeMonthsStatement, type BrandCount, type Statement } from './brand-reports.query.js'
+import { FEW_BRANDS, NO_DATES, aggStatement, dailyPageStatement, monthlyStatement, periodValues, runningEdgesApply, wholeMonthsStatement, type BrandCount, type Statement } from './brand-reports.query.js'
 
 /**
  * Where each report is read from. Reports of brands over every platform (no `platform`, no
@@ -153,6 +153,6 @@ export function createReportReader (store: Store): ReportReader {
       }
       return await wholePeriod(scope, grouping, period, buildMonthlyQuery, monthlyOfBrands)
     },
-    agg: async (scope, grouping, period) => await wholePeriod(scope, grouping, period, buildAggQuery, scope.brandIds.length === 1 ? aggOfOneBrand : aggOfBrands),
+    agg: async (scope, grouping, period) => await wholePeriod(scope, grouping, period, buildAggQuery, scope.brandIds.length === 1 && runningEdgesApply(period) ? aggOfOneBrand : aggOfBrands),
   }
 }

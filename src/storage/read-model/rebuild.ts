@@ -11,7 +11,7 @@ export async function rebuildReadModel (store: Store, render: BrandDayRenderer):
   if (store.dialect === 'sqlite') {
     const { sqlite } = store
     sqlite.transaction(() => {
-      sqlite.exec('delete from account_monthly; delete from brand_daily; delete from brand_monthly')
+      sqlite.exec('delete from account_monthly; delete from brand_daily; delete from brand_daily_running; delete from brand_monthly')
       refreshSqliteReadModel(sqlite, { accountMonths: "select distinct platform, account_id, substr(date, 1, 7) || '-01' as month from daily_metrics" }, render)
       for (const statement of REBUILD_COVERAGE_SQL) sqlite.exec(statement)
     })()
@@ -20,7 +20,7 @@ export async function rebuildReadModel (store: Store, render: BrandDayRenderer):
   const client = await store.pool.connect()
   try {
     await client.query('begin')
-    await client.query('delete from account_monthly; delete from brand_daily; delete from brand_monthly')
+    await client.query('delete from account_monthly; delete from brand_daily; delete from brand_daily_running; delete from brand_monthly')
     await refreshPostgresReadModel(client, { accountMonths: "select distinct platform, account_id, date_trunc('month', date)::date as month from daily_metrics" }, render)
     for (const statement of REBUILD_COVERAGE_SQL) await client.query(statement)
     await client.query('commit')

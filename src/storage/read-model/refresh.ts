@@ -2,6 +2,7 @@ import type SqliteDatabase from 'better-sqlite3'
 import type pg from 'pg'
 import { METRIC_LIST, ROLLUP_METRICS, rawContribution, rawSums } from './columns.js'
 import { groupRowOf, type BrandDayRenderer } from './group-rows.js'
+import { runningRefreshStatements } from './running.js'
 
 /**
  * Brings the read model (brand_daily, brand_monthly, account_monthly) up to date with the raw rows
@@ -97,6 +98,9 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     }
   }
 
+  // The brand-months' running totals, from the brand-days just written (running.ts).
+  for (const statement of runningRefreshStatements('sqlite')) sqlite.exec(statement)
+
   sqlite.exec('delete from brand_monthly where (brand_id, month) in (select brand_id, month from touched_bm)')
   sqlite.exec(`insert into brand_monthly (brand_id, month, ${METRIC_LIST})
     select t.brand_id, t.month, ${BRAND_MONTH_SUMS}
@@ -175,6 +179,8 @@ export async function refreshPostgresReadModel (client: pg.PoolClient, touched: 
 
   await client.query('delete from brand_daily b using touched_bm t where b.brand_id = t.brand_id and b.date between t.month and t.last_day')
   await writePostgresBrandDays(client, render)
+  // The brand-months' running totals, from the brand-days just written (running.ts).
+  for (const statement of runningRefreshStatements('postgres')) await client.query(statement)
 
   await client.query('delete from brand_monthly b using touched_bm t where b.brand_id = t.brand_id and b.month = t.month')
   await client.query(`insert into brand_monthly (brand_id, month, ${METRIC_LIST})

@@ -179,7 +179,7 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
 }
 
 /** The tables an import changes that reports and analytics plan their reads on. */
-const PLANNED_TABLES = ['brands', 'accounts', 'posts', 'daily_metrics', 'brand_daily', 'brand_monthly', 'account_monthly', 'account_coverage'] as const
+const PLANNED_TABLES = ['brands', 'accounts', 'posts', 'daily_metrics', 'brand_daily', 'brand_daily_running', 'brand_monthly', 'account_monthly', 'account_coverage'] as const
 
 /**
  * After an import that wrote a tenth or more of the daily table's rows (a first import, a
