@@ -1,10 +1,9 @@
-import { once } from 'node:events'
 import type pg from 'pg'
-import { from as copyFrom } from 'pg-copy-streams'
-import { capturingUpsert, startPostgresCapture } from '../changes/capture.postgres.js'
+import { capturingDailyWrite, capturingUpsert, IMPORT_LOCK_CLASS, NEW_DAYS_LOCK_CLASS, SCHEMA_LOCK_KEY, startPostgresCapture } from '../changes/capture.postgres.js'
 import { CHANGED_READ_MODEL } from '../changes/changed-tables.js'
 import { prepareSync } from '../changes/sync-recorder.js'
 import { kyselyOnClient } from '../client-kysely.js'
+import { copyText, copyValue } from '../copy-text.js'
 import { refreshPostgresReadModel } from '../read-model/refresh.js'
 import type { BrandDayRenderer } from '../read-model/group-rows.js'
 import type { ImportWriter } from './import-writer.types.js'
@@ -15,18 +14,6 @@ type Row = Record<string, unknown>
 
 /** Rows per batch: large enough to amortise round trips, small enough to stay a few MB. */
 const BATCH_ROWS = 20_000
-
-/** Characters COPY's text format escapes. */
-const COPY_SPECIAL = /[\\\t\n\r]/
-
-/** A value in COPY's text format: `\N` is null; backslash, tab and line breaks are escaped. */
-function copyValue (value: unknown): string {
-  if (value === null || value === undefined) return '\\N'
-  if (typeof value === 'number') return String(value)
-  const text = String(value)
-  if (!COPY_SPECIAL.test(text)) return text
-  return text.replace(/[\\\t\n\r]/g, (char) => (char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r'))
-}
 
 /** The buffering key of a row: its key columns' values joined by NUL. */
 function keyOf (spec: ImportTable): (row: Row) => string {
@@ -61,8 +48,11 @@ class StagedUpsert {
   private inFlight: Promise<void> = Promise.resolve()
   /** Rows handed to the store so far (each key once per batch). */
   written = 0
+  /** Of them, rows inserted plainly (daily rows of accounts with none stored in the batch's days: capturingDailyWrite). */
+  insertedPlainly = 0
 
-  constructor (private readonly client: pg.PoolClient, private readonly spec: ImportTable, private readonly now: string) {
+  /** `plainNewDays`: daily rows of accounts with none stored in the batch's days are inserted without ON CONFLICT. */
+  constructor (private readonly client: pg.PoolClient, private readonly spec: ImportTable, private readonly now: string, private readonly plainNewDays = false) {
     this.columns = [...spec.columns, ...(spec.stamped ? ['updated_at'] : [])]
     this.stage = `import_stage_${spec.table}`
     this.key = keyOf(spec)
@@ -110,20 +100,45 @@ class StagedUpsert {
       await this.client.query(`create temp table ${this.stage} on commit drop as select ${columns} from ${this.spec.table} with no data`)
       this.created = true
     }
-    const copy = this.client.query(copyFrom(`copy ${this.stage} (${columns}) from stdin`))
-    const done = once(copy, 'finish')
-    copy.end(text)
-    await done
-    await this.client.query(capturingUpsert(this.spec, this.stage, this.columns))
+    await copyText(this.client, this.stage, columns, text)
+    if (this.plainNewDays) {
+      // The lock is the session's, taken and released around the one statement (capturingDailyWrite
+      // says why); one that a failed statement leaves held is released by the rollback.
+      const key = `${NEW_DAYS_LOCK_CLASS}, ${SCHEMA_LOCK_KEY}`
+      const results = await this.client.query(`select pg_advisory_lock(${key}); ${capturingDailyWrite(this.stage, this.columns)}; select pg_advisory_unlock(${key})`) as unknown as Array<pg.QueryResult<{ plain: number }>>
+      this.insertedPlainly += Number(results[1]?.rows[0]?.plain ?? 0)
+    } else {
+      await this.client.query(capturingUpsert(this.spec, this.stage, this.columns))
+    }
     await this.client.query(`truncate ${this.stage}`)
   }
 }
 
-export async function openPostgresImportWriter (pool: pg.Pool, now: string, render: BrandDayRenderer): Promise<ImportWriter> {
+/** The PostgreSQL writer, with what it can tell about how it wrote. */
+export interface PostgresImportWriter extends ImportWriter {
+  /** Daily rows inserted without ON CONFLICT so far (capturingDailyWrite). */
+  dailyRowsInsertedPlainly: () => number
+}
+
+export interface PostgresImportWriterOptions {
+  /**
+   * Daily rows of accounts with no stored row in a batch's days are inserted without ON CONFLICT
+   * (capturingDailyWrite); default true. False: every batch through the upsert.
+   */
+  plainNewDays?: boolean
+}
+
+export async function openPostgresImportWriter (pool: pg.Pool, now: string, render: BrandDayRenderer, options: PostgresImportWriterOptions = {}): Promise<PostgresImportWriter> {
   const client = await pool.connect()
   try {
     await client.query('begin')
     await startPostgresCapture(client)
+    // Held until commit or rollback: tells other imports of this schema that this one is open.
+    // Then waits for a plain insert of another import that is running now to end, so that
+    // whatever this import writes comes after it (capturingDailyWrite).
+    const key = `${IMPORT_LOCK_CLASS}, ${SCHEMA_LOCK_KEY}`
+    const newDays = `${NEW_DAYS_LOCK_CLASS}, ${SCHEMA_LOCK_KEY}`
+    await client.query(`select pg_advisory_xact_lock_shared(${key}); select pg_advisory_lock_shared(${newDays}); select pg_advisory_unlock_shared(${newDays})`)
   } catch (error) {
     await client.query('rollback').catch(() => {})
     client.release(error as Error)
@@ -134,7 +149,7 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
   const staged = {
     brand: new StagedUpsert(client, BRANDS_TABLE, now),
     account: new StagedUpsert(client, ACCOUNTS_TABLE, now),
-    daily: new StagedUpsert(client, DAILY_TABLE, now),
+    daily: new StagedUpsert(client, DAILY_TABLE, now, options.plainNewDays ?? true),
     post: new StagedUpsert(client, POSTS_TABLE, now),
   }
   let released = false
@@ -144,6 +159,7 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
     client.release(error)
   }
   return {
+    dailyRowsInsertedPlainly: () => staged.daily.insertedPlainly,
     add: (row) => staged[row.kind].add(row as unknown as Row),
     commit: async (sources) => {
       for (const table of Object.values(staged)) await table.flush()
@@ -153,7 +169,7 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
       const sync = await prepared.write()
       await client.query('commit')
       try {
-        await refreshPlannerStatistics(client, staged.daily.written)
+        await refreshPlannerStatistics(pool, client, staged.daily.written)
       } catch (error) {
         // The import is committed; the statistics wait for autovacuum. The connection may be
         // broken: dropped rather than reused.
@@ -169,6 +185,8 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
       for (const table of Object.values(staged)) await table.settle()
       try {
         await client.query('rollback')
+        // A batch that failed inside its plain insert left its session lock held.
+        await client.query('select pg_advisory_unlock_all()')
         release()
       } catch (error) {
         // A connection that cannot even roll back is broken: drop it rather than reuse it.
@@ -178,8 +196,12 @@ export async function openPostgresImportWriter (pool: pg.Pool, now: string, rend
   }
 }
 
-/** The tables an import changes that reports and analytics plan their reads on. */
-const PLANNED_TABLES = ['brands', 'accounts', 'posts', 'daily_metrics', 'brand_daily', 'brand_daily_running', 'brand_monthly', 'account_monthly', 'account_coverage'] as const
+/**
+ * The tables an import changes that reports and analytics plan their reads on: the daily table,
+ * by far the largest, on the import's own connection and the others beside it on a second one, so
+ * that the two samples are read on two cores at once.
+ */
+const PLANNED_TABLES = [['daily_metrics'], ['brands', 'accounts', 'posts', 'brand_daily', 'brand_daily_running', 'brand_monthly', 'account_monthly', 'account_coverage']] as const
 
 /**
  * After an import that wrote a tenth or more of the daily table's rows (a first import, a
@@ -190,10 +212,14 @@ const PLANNED_TABLES = ['brands', 'accounts', 'posts', 'daily_metrics', 'brand_d
  * does not grow with the store (1.2 s for the whole database at M). `reltuples` is what the last
  * ANALYZE or VACUUM counted (-1: never), so it still says the size before this import.
  */
-async function refreshPlannerStatistics (client: pg.PoolClient, dailyRowsWritten: number): Promise<void> {
+async function refreshPlannerStatistics (pool: pg.Pool, client: pg.PoolClient, dailyRowsWritten: number): Promise<void> {
   if (dailyRowsWritten === 0) return
   const { rows } = await client.query<{ reltuples: number }>("select reltuples from pg_class where oid = 'daily_metrics'::regclass")
   const counted = Number(rows[0]?.reltuples ?? -1)
   if (counted >= 0 && dailyRowsWritten < counted / 10) return
-  await client.query(`analyze ${PLANNED_TABLES.join(', ')}`)
+  const [daily, others] = PLANNED_TABLES
+  const beside = pool.query(`analyze ${others.join(', ')}`)
+  // Both are waited for, whichever fails first.
+  const outcomes = await Promise.allSettled([client.query(`analyze ${daily.join(', ')}`), beside])
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason
 }
