@@ -111,7 +111,7 @@ describe('daily rows inserted plainly when nothing can conflict (postgres)', () 
         assert.deepEqual(left[table], right[table], `import ${index + 1}: ${table} differs between the plain insert and the upsert`)
       }
     }
-    const counts = (await stored(plain)).syncs.map((row) => (row as { counts: string }).counts)
+    const counts = ((await stored(plain)).syncs ?? []).map((row) => (row as { counts: string }).counts)
     assert.deepEqual(counts.map((text) => (JSON.parse(text) as { changed: { daily: unknown } }).changed.daily), [
       { inserted: 24_286, changed: 0 },
       { inserted: 50, changed: 10 },
