@@ -123,11 +123,11 @@ describe('daily rows inserted plainly when nothing can conflict (postgres)', () 
   it('keeps to the upsert while another import is open, and updates the row that import wrote once it commits', async () => {
     if (plain.store.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected')
     const date = addDays(START, FIRST_DAYS + 100)
-    // The other import writes a full batch (so that it reaches the server) holding a new day of
-    // account fb:11, and stays open.
+    // The other import writes a batch holding a new day of account fb:11 and stays open: two full
+    // batches, as the second is sent only once the first is written.
     const other = await openPostgresImportWriter(plain.store.pool, '2026-01-01T00:00:00Z', renderBrandDayEntry)
     const batch: ImportRow[] = [day('fb', 11, date, 1)]
-    for (let index = 0; batch.length < 20_000; index += 1) batch.push(day('fb', 12, addDays(START, FIRST_DAYS + 200 + index)))
+    for (let index = 0; batch.length < 40_000; index += 1) batch.push(day('fb', 12, addDays(START, FIRST_DAYS + 200 + index)))
     for (const row of batch) await other.add(row)
     let written = false
     const importing = write(plain, [day('fb', 11, date, 2), day('fb', 13, addDays(START, FIRST_DAYS + 100))], true).then((outcome) => { written = true; return outcome })
@@ -155,7 +155,7 @@ describe('daily rows inserted plainly when nothing can conflict (postgres)', () 
   it('inserts plainly again after an import that did so was rolled back, and keeps none of its rows', async () => {
     if (plain.store.dialect !== 'postgres') throw new Error('a PostgreSQL store was expected')
     // Far after every day the tests above wrote: 5 × 4,001 rows, a first batch of 20,000 in flight.
-    const from = FIRST_DAYS + 40_000
+    const from = FIRST_DAYS + 60_000
     const rows = newDays(from, 4001)
     const abandoned = await openPostgresImportWriter(plain.store.pool, '2026-01-01T00:00:00Z', renderBrandDayEntry)
     for (const row of rows) await abandoned.add(row)
