@@ -27,7 +27,7 @@ async function main (): Promise<void> {
   const store = createStore(config)
   const cases: Array<{ label: string, statement: Statement, values: Record<string, unknown> }> = [
     { label: 'daily page, 1 brand, 7 days (rendered entries)', statement: dailyPageStatement(store.dialect, 'one', false, 'rendered'), values: { brand: 1, ...week } },
-    { label: 'agg, 1 brand, 365 days', statement: aggStatement(store.dialect), values: periodValues([1], year) },
+    { label: 'agg, 1 brand, 2026-01-15 … 2026-09-20 (partial months at both edges)', statement: aggStatement(store.dialect, 'one'), values: periodValues([1], { since: '2026-01-15', until: '2026-09-20' }) },
     { label: 'monthly, 100 brands, 365 days', statement: monthlyStatement(store.dialect), values: periodValues(hundred, year) },
   ]
   try {
