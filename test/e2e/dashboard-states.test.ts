@@ -158,27 +158,45 @@ for (const dialect of DIALECTS) {
       it('shows the Retry-After of a 429 while it waits, then carries on by itself', { timeout: 300_000 }, async () => {
         const limit = 20
         const sibling = await server.listen({ RATE_LIMIT_PER_MINUTE: String(limit) })
-        const partner = await server.newPartner()
-        const token = (await apiClient(sibling.baseUrl, partner).login()).access_token
-        // Use up this minute's requests for the partner, early enough in the window that the
-        // page's first call is refused (not at the turn of the minute).
-        for (;;) {
-          let response: globalThis.Response
-          do {
-            response = await fetch(`${sibling.baseUrl}/me`, { headers: { authorization: `Bearer ${token}` } })
-          } while (response.status === 200 && response.headers.get('x-ratelimit-remaining-minutely') !== '0')
-          const resetMs = Number(response.headers.get('x-ratelimit-reset-minutely')) * 1000
-          if (resetMs - Date.now() >= 10_000) break
-          await waitUntil(resetMs + 200)
-        }
+        // A round: use up this minute's requests for a new partner, early enough in the window,
+        // then sign the page in as that partner: its first call must come in the spent minute to
+        // be refused. On a busy machine the browser can take longer than what is left of the
+        // minute; the page's first answer then comes from a later minute (its reset header, the
+        // server's own window, says so) and the round starts again, at most 4 rounds.
+        let page: Page | undefined
+        let refused: Response | undefined
+        for (let round = 0; round < 4 && refused === undefined; round++) {
+          const partner = await server.newPartner()
+          const token = (await apiClient(sibling.baseUrl, partner).login()).access_token
+          let spentResetMs: number
+          for (;;) {
+            let response: globalThis.Response
+            do {
+              response = await fetch(`${sibling.baseUrl}/me`, { headers: { authorization: `Bearer ${token}` } })
+            } while (response.status === 200 && response.headers.get('x-ratelimit-remaining-minutely') !== '0')
+            spentResetMs = Number(response.headers.get('x-ratelimit-reset-minutely')) * 1000
+            if (spentResetMs - Date.now() >= 10_000) break
+            await waitUntil(spentResetMs + 200)
+          }
 
-        const page = await fresh()
-        const limited = page.waitForResponse((response) => response.status() === 429)
-        await page.goto(`${sibling.baseUrl}/dashboard/?period=7d&brands=1`)
-        await page.getByLabel('API client key').fill(partner.clientKey)
-        await page.getByLabel('API secret key').fill(partner.secretKey)
-        await page.getByRole('button', { name: 'Sign in' }).click()
-        const refused = await limited
+          page = await fresh()
+          // The page's first answer the per-user limiter judged (the login and the page's own files carry no user limit).
+          const firstJudged = page.waitForResponse((response) => response.url().startsWith(sibling.baseUrl) && !response.url().endsWith('/auth/login') &&
+            response.headers()['x-ratelimit-limit-minutely'] !== undefined, { timeout: UI_TIMEOUT_MS })
+          await page.goto(`${sibling.baseUrl}/dashboard/?period=7d&brands=1`)
+          await page.getByLabel('API client key').fill(partner.clientKey)
+          await page.getByLabel('API secret key').fill(partner.secretKey)
+          await page.getByRole('button', { name: 'Sign in' }).click()
+          const first = await firstJudged
+          if (first.status() === 429) {
+            refused = first
+          } else {
+            // Answered: only a later minute may do that.
+            const resetMs = Number(first.headers()['x-ratelimit-reset-minutely']) * 1000
+            assert.ok(resetMs > spentResetMs, `the page's first call was answered ${first.status()} in the minute its partner had spent (reset ${resetMs / 1000})`)
+          }
+        }
+        assert.ok(page !== undefined && refused !== undefined, 'in none of 4 rounds did the page\'s first call come within the minute its partner had spent')
         const banner = page.locator('[data-state="rate-limited"]')
         await banner.waitFor()
         assert.equal(await banner.locator('[data-retry-after]').textContent(), refused.headers()['retry-after'])
