@@ -16,6 +16,7 @@ import { FIELDS_OF } from './validate-record.js'
 export function fileSource (path: string): RecordSource {
   return {
     name: path,
+    path,
     read: () => {
       const input = createReadStream(path, { highWaterMark: 1 << 16 })
       return isCsv(firstLine(path), path) ? readCsv(input) : readNdjson(input)

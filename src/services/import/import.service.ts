@@ -1,13 +1,14 @@
 import { formatUtcSeconds } from '../../domain/dates.js'
-import { accountKey } from '../../domain/platforms.js'
 import type { Sync } from '../../domain/syncs.js'
 import type { Store } from '../../storage/db.js'
 import { listAccountKeys, listBrandIds } from '../../storage/repositories/import-lookup.repository.js'
 import { openImportWriter, type ImportWriter } from '../../storage/repositories/import-writer.js'
 import { renderBrandDayEntry } from '../analytics/entries.js'
-import type { ImportRecord, RecordKind } from './records.js'
+import type { RecordKind } from './records.js'
+import { References, scanSources, type Place, type ScanResult, type ScanSink } from './scan.js'
+import { startRenderThread } from './render-thread.js'
+import { filesOf, scanInWorker } from './scan-in-worker.js'
 import type { RecordSource } from './source.js'
-import { validateRecord, type Declaration, type Reference } from './validate-record.js'
 
 /**
  * The import (docs/import.md), in one streaming pass inside one transaction: every record is
@@ -18,6 +19,8 @@ import { validateRecord, type Declaration, type Reference } from './validate-rec
  * the transaction is rolled back: an invalid import writes nothing. Memory holds the store's
  * brand ids and account keys, the keys the import declares, and the line numbers of records whose
  * account or brand has not been seen yet (none for a file that declares before it uses).
+ * The reading side is scan.ts; for files it runs in a thread of its own (scan-in-worker.ts), so
+ * that parsing and validating the next records overlaps writing the last ones.
  */
 
 export interface ImportSummary {
@@ -52,86 +55,6 @@ export class ImportRejectedError extends Error {
   }
 }
 
-const PROGRESS_EVERY = 10_000
-
-/** Where a record was read: its source (by index) and line. */
-interface Place { source: number, line: number }
-
-/**
- * Which brands and accounts exist for this import: those in the store when it started and those
- * it declares. References not yet satisfied wait here, with their lines, until a declaration
- * satisfies them or the import ends.
- */
-class References {
-  private readonly brands: Set<number>
-  private readonly accounts: Set<string>
-  /** Unsatisfied account references: key → lines naming it. */
-  private readonly waitingAccounts = new Map<string, Place[]>()
-  private readonly waitingBrands = new Map<number, Array<Place & { account: string }>>()
-
-  constructor (brands: Iterable<number>, accounts: Iterable<string>) {
-    this.brands = new Set(brands)
-    this.accounts = new Set(accounts)
-  }
-
-  declare (declaration: Declaration): void {
-    if (declaration.kind === 'brand') {
-      this.brands.add(declaration.brand_id)
-      this.waitingBrands.delete(declaration.brand_id)
-    } else {
-      const key = accountKey(declaration.platform, declaration.account_id)
-      this.accounts.add(key)
-      this.waitingAccounts.delete(key)
-    }
-  }
-
-  use (reference: Reference, place: Place, naming: string): void {
-    if (reference.kind === 'brand') {
-      if (this.brands.has(reference.brand_id)) return
-      const waiting = this.waitingBrands.get(reference.brand_id) ?? []
-      waiting.push({ ...place, account: naming })
-      this.waitingBrands.set(reference.brand_id, waiting)
-      return
-    }
-    const key = accountKey(reference.platform, reference.account_id)
-    if (this.accounts.has(key)) return
-    const waiting = this.waitingAccounts.get(key) ?? []
-    waiting.push(place)
-    this.waitingAccounts.set(key, waiting)
-  }
-
-  /** The references nothing satisfied, as errors, in source and line order. */
-  unsatisfied (): Array<Place & { message: string }> {
-    const found: Array<Place & { message: string }> = []
-    for (const [key, places] of this.waitingAccounts) {
-      for (const place of places) found.push({ ...place, message: `unknown account ${key} (not in the database and not declared in this import)` })
-    }
-    for (const [brandId, places] of this.waitingBrands) {
-      for (const place of places) found.push({ ...place, message: `account ${place.account} refers to unknown brand ${brandId} (not in the database and not declared in this import)` })
-    }
-    return found.sort((a, b) => a.source - b.source || a.line - b.line)
-  }
-}
-
-/** The key a valid record declares. */
-function declarationOf (record: ImportRecord): Declaration | undefined {
-  if (record.kind === 'brand') return { kind: 'brand', brand_id: record.brand_id }
-  if (record.kind === 'account') return { kind: 'account', platform: record.platform, account_id: record.account_id }
-  return undefined
-}
-
-/** The reference a valid record makes. */
-function referenceOf (record: ImportRecord): Reference | undefined {
-  if (record.kind === 'account') return { kind: 'brand', brand_id: record.brand_id }
-  if (record.kind === 'daily' || record.kind === 'post') return { kind: 'account', platform: record.platform, account_id: record.account_id }
-  return undefined
-}
-
-function naming (reference: Reference | undefined, raw: unknown): string {
-  const value = raw as { platform?: unknown, account_id?: unknown }
-  return reference?.kind === 'brand' ? `${String(value.platform)}:${String(value.account_id)}` : ''
-}
-
 export async function importSources (store: Store, sources: RecordSource[], options: ImportOptions = {}): Promise<ImportSummary> {
   const started = performance.now()
   const progress = options.onProgress ?? (() => {})
@@ -141,52 +64,40 @@ export async function importSources (store: Store, sources: RecordSource[], opti
     options.onError?.(`${sources[place.source]?.name ?? '?'}:${place.line}: ${message}`)
   }
 
-  const references = new References(await listBrandIds(store.db), await listAccountKeys(store.db))
+  const brands = await listBrandIds(store.db)
+  const accounts = await listAccountKeys(store.db)
   const writer: ImportWriter | undefined = options.dryRun === true ? undefined : await openImportWriter(store, formatUtcSeconds(), renderBrandDayEntry)
-  const counts: Record<RecordKind, number> = { brand: 0, account: 0, daily: 0, post: 0 }
-  let records = 0
-  let read = 0
   let sync: Sync | null = null
+  let scanned: ScanResult
   try {
-    for (const [index, source] of sources.entries()) {
-      for await (const raw of source.read()) {
-        read += 1
-        if (read % PROGRESS_EVERY === 0) progress(read)
-        const place = { source: index, line: raw.line }
-        if ('parseError' in raw) {
-          report(place, raw.parseError)
-          continue
-        }
-        const validation = validateRecord(raw.value)
-        if (validation.errors !== undefined) {
-          for (const message of validation.errors) report(place, message)
-          // Its key and the names it makes still count, so one round of fixes is enough.
-          if (validation.declares !== undefined) references.declare(validation.declares)
-          if (validation.reference !== undefined) references.use(validation.reference, place, naming(validation.reference, raw.value))
-          continue
-        }
-        const record = validation.record
-        counts[record.kind] += 1
-        records += 1
-        const declaration = declarationOf(record)
-        if (declaration !== undefined) references.declare(declaration)
-        const reference = referenceOf(record)
-        if (reference !== undefined) references.use(reference, place, naming(reference, record))
-        // Once anything is wrong nothing will be kept: reading goes on only to list every error.
-        if (writer !== undefined && errorCount === 0) {
-          // The writers return a promise only when a batch is due: no await (and no tick) per row.
-          const pending = writer.add(record)
-          if (pending !== undefined) await pending
-        }
+    const sink: ScanSink = {
+      record: (record) => writer?.add(record),
+      // A dry run drops them; a store that takes columns gets them as they came.
+      dailyColumns: writer === undefined ? () => undefined : writer.addDailyColumns,
+      error: report,
+      read: progress,
+    }
+    // Files are read in a thread of their own, beside the writing; other sources here.
+    const files = filesOf(sources)
+    scanned = files === undefined
+      ? await scanSources(sources, new References(brands, accounts), sink)
+      : await scanInWorker({ sources: files, brands, accounts }, sink)
+    if (errorCount > 0) throw new ImportRejectedError(errorCount)
+    if (writer !== undefined) {
+      // The entries of the brand-days summed again are rendered in a thread of their own
+      // (render-thread.ts) when the reading had one: a machine with a core to spare.
+      const rendering = files === undefined ? undefined : startRenderThread()
+      try {
+        sync = await writer.commit({ sourceFiles: sources.map((source) => source.name), read: scanned.counts }, rendering?.render)
+      } finally {
+        await rendering?.close()
       }
     }
-    for (const unsatisfied of references.unsatisfied()) report(unsatisfied, unsatisfied.message)
-    if (errorCount > 0) throw new ImportRejectedError(errorCount)
-    sync = await writer?.commit({ sourceFiles: sources.map((source) => source.name), read: counts }) ?? null
   } catch (error) {
     await writer?.rollback()
     throw error
   }
+  const { counts, records, read } = scanned
   progress(read)
   const seconds = (performance.now() - started) / 1000
   return {

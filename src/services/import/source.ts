@@ -12,6 +12,8 @@ export type RawRecord =
 export interface RecordSource {
   /** Shown in error listings as `NAME:LINE: message` (the file path for files). */
   name: string
+  /** The file it reads, for a file: the import may then read it in a thread of its own (scan-in-worker.ts). */
+  path?: string
   /** Reads from the beginning; each call starts over. */
   read: () => AsyncIterable<RawRecord>
 }

@@ -26,3 +26,10 @@ export function groupRowOf (row: readonly unknown[]): GroupRow {
  * report's whole months, are their rows' texts joined.
  */
 export type BrandDayRenderer = (row: GroupRow) => string
+
+/**
+ * BrandDayRenderer over many rows at once (arrays in REPORT_COLUMNS order), done elsewhere — the
+ * import renders in a thread of its own while the store sums the next brand-days: the same text,
+ * row for row.
+ */
+export type BrandDayBatchRenderer = (rows: unknown[][]) => Promise<string[]>

@@ -2,7 +2,7 @@ import type SqliteDatabase from 'better-sqlite3'
 import type pg from 'pg'
 import { METRIC_LIST, ROLLUP_METRICS, rawContribution, rawSums } from './columns.js'
 import { copyText, copyValue } from '../copy-text.js'
-import { groupRowOf, type BrandDayRenderer } from './group-rows.js'
+import { groupRowOf, type BrandDayBatchRenderer, type BrandDayRenderer } from './group-rows.js'
 import { runningRefreshStatements } from './running.js'
 
 /**
@@ -49,6 +49,44 @@ function sqliteLastDayOf (month: string): string {
 // SQLite (better-sqlite3, synchronous, in the import's transaction)
 
 export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched: TouchedSource, render: BrandDayRenderer): void {
+  if (!touchSqlite(sqlite, touched)) return
+  refreshSqliteAccountMonths(sqlite)
+  const brandDays = prepareSqliteBrandDays(sqlite)
+  for (const page of sqliteBrandMonthPages(sqlite)) {
+    for (const day of brandDays.sum(page)) brandDays.insert(day, render(groupRowOf(day)))
+  }
+  refreshSqliteBrandMonths(sqlite, render)
+}
+
+/**
+ * The same, with the brand-days' entries rendered elsewhere (`renderBatch`, the import's rendering
+ * thread) a page at a time: a page of brand-months is summed and handed over, the next one summed
+ * while it is rendered, and then inserted with its entries. The same rows as refreshSqliteReadModel.
+ */
+export async function refreshSqliteReadModelRenderingElsewhere (sqlite: SqliteDatabase.Database, touched: TouchedSource, render: BrandDayRenderer,
+  renderBatch: BrandDayBatchRenderer): Promise<void> {
+  if (!touchSqlite(sqlite, touched)) return
+  refreshSqliteAccountMonths(sqlite)
+  const brandDays = prepareSqliteBrandDays(sqlite)
+  const insertPage = async (page: { days: unknown[][], entries: Promise<string[]> }): Promise<void> => {
+    const entries = await page.entries
+    page.days.forEach((day, index) => { brandDays.insert(day, entries[index] as string) })
+  }
+  let rendering: { days: unknown[][], entries: Promise<string[]> } | undefined
+  for (const page of sqliteBrandMonthPages(sqlite)) {
+    const days = brandDays.sum(page)
+    const entries = renderBatch(days)
+    // Awaited below, maybe after it failed: not an unhandled rejection meanwhile.
+    entries.catch(() => {})
+    if (rendering !== undefined) await insertPage(rendering)
+    rendering = { days, entries }
+  }
+  if (rendering !== undefined) await insertPage(rendering)
+  refreshSqliteBrandMonths(sqlite, render)
+}
+
+/** Fills touched_am and touched_bm; false when the import changed nothing the read model holds. */
+function touchSqlite (sqlite: SqliteDatabase.Database, touched: TouchedSource): boolean {
   sqlite.exec(`create temp table if not exists touched_am (platform text not null, account_id integer not null, month text not null, last_day text not null,
     primary key (platform, account_id, month)) without rowid`)
   sqlite.exec(`create temp table if not exists touched_bm (brand_id integer not null, month text not null, last_day text not null,
@@ -63,10 +101,13 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     sqlite.exec(`insert or ignore into touched_bm select v.old_brand_id, m.month, ${sqliteLastDayOf('m.month')}
       from (${touched.moved}) v cross join account_monthly m where m.platform = v.platform and m.account_id = v.account_id`)
   }
-  if (sqlite.prepare('select exists (select 1 from touched_am) or exists (select 1 from touched_bm)').pluck().get() === 0) return
+  if (sqlite.prepare('select exists (select 1 from touched_am) or exists (select 1 from touched_bm)').pluck().get() === 0) return false
   sqlite.exec(`insert or ignore into touched_bm select a.brand_id, t.month, t.last_day
     from touched_am t join accounts a on a.platform = t.platform and a.account_id = t.account_id`)
+  return true
+}
 
+function refreshSqliteAccountMonths (sqlite: SqliteDatabase.Database): void {
   sqlite.exec('delete from account_monthly where (platform, account_id, month) in (select platform, account_id, month from touched_am)')
   // followers: the bare column beside the one max() is read from the row holding it (the last day
   // that reported followers); the month's other days are summed.
@@ -75,30 +116,47 @@ export function refreshSqliteReadModel (sqlite: SqliteDatabase.Database, touched
     from touched_am t cross join daily_metrics d
     where d.platform = t.platform and d.account_id = t.account_id and d.date between t.month and t.last_day
     group by t.platform, t.account_id, t.month`)
+}
 
-  // Each brand-month's days are summed, rendered here and inserted once with their entry
-  // (brand_daily.entry_json): not inserted, read back and updated, which wrote every row twice.
+/**
+ * Each brand-month's days are summed, rendered and inserted once with their entry
+ * (brand_daily.entry_json): not inserted, read back and updated, which wrote every row twice.
+ */
+function prepareSqliteBrandDays (sqlite: SqliteDatabase.Database): {
+  /** Deletes the page's brand-days and sums them again: rows in REPORT_COLUMNS order (date, brand, 0, the metrics), as groupRowOf reads them. */
+  sum: (page: Array<[number, string, string]>) => unknown[][]
+  /** Inserts one summed row with its entry. */
+  insert: (day: unknown[], entry: string) => void
+} {
   const deleteBrandDays = sqlite.prepare('delete from brand_daily where brand_id = ? and date between ? and ?')
-  // In REPORT_COLUMNS order (date, brand, 0, the metrics), as groupRowOf reads a brand_daily row.
   const sumDays = sqlite.prepare(`select d.date, a.brand_id, 0, ${RAW_SUMS}
     from accounts a cross join daily_metrics d
     where a.brand_id = ? and d.platform = a.platform and d.account_id = a.account_id and d.date between ? and ?
     group by d.date`).raw()
   const insertDay = sqlite.prepare(`insert into brand_daily (date, brand_id, ${METRIC_LIST}, entry_json)
     values (${ROLLUP_METRICS.map(() => '?, ').join('')}?, ?, ?)`)
-  for (const page of sqliteBrandMonthPages(sqlite)) {
-    for (const brandMonth of page) {
-      deleteBrandDays.run(...brandMonth)
-      for (const day of sumDays.all(...brandMonth) as unknown[][]) {
-        const entry = render(groupRowOf(day))
-        // The row as selected without its placeholder platform rank (third), then its entry.
-        day.splice(2, 1)
-        day.push(entry)
-        insertDay.run(day)
+  const values: unknown[] = []
+  return {
+    sum: (page) => {
+      const days: unknown[][] = []
+      for (const brandMonth of page) {
+        deleteBrandDays.run(...brandMonth)
+        for (const day of sumDays.all(...brandMonth) as unknown[][]) days.push(day)
       }
-    }
+      return days
+    },
+    insert: (day, entry) => {
+      // The row as selected without its placeholder platform rank (third), then its entry.
+      values.length = 0
+      values.push(day[0], day[1])
+      for (let index = 3; index < day.length; index += 1) values.push(day[index])
+      values.push(entry)
+      insertDay.run(values)
+    },
   }
+}
 
+function refreshSqliteBrandMonths (sqlite: SqliteDatabase.Database, render: BrandDayRenderer): void {
   // The brand-months' running totals, from the brand-days just written (running.ts).
   for (const statement of runningRefreshStatements('sqlite')) sqlite.exec(statement)
 

@@ -23,8 +23,16 @@ export interface WorkerLoading {
 
 /** `preload`: tests only, a module each worker imports before its own (sqlite-read-pool.ts). */
 export function workerLoading (preload?: URL): WorkerLoading {
-  const fromSources = import.meta.url.endsWith('.ts')
-  const filename = new URL(`./sqlite-read-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url).href
+  return workerModuleLoading(import.meta.url, './sqlite-read-worker', preload)
+}
+
+/**
+ * How any worker module loads: `path` relative to `from` (the caller's import.meta.url), without
+ * its extension, which is the caller's own (.ts from the sources, .js compiled).
+ */
+export function workerModuleLoading (from: string, path: string, preload?: URL): WorkerLoading {
+  const fromSources = from.endsWith('.ts')
+  const filename = new URL(`${path}.${fromSources ? 'ts' : 'js'}`, from).href
   const preloads = preload === undefined ? [] : ['--import', preload.href]
   if (!fromSources) return { filename, execArgv: [...process.execArgv, ...preloads] }
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href

@@ -4,7 +4,7 @@ import { openPostgresImportWriter } from './import-writer.postgres.js'
 import { openSqliteImportWriter } from './import-writer.sqlite.js'
 import type { ImportWriter } from './import-writer.types.js'
 
-export type { ImportWriter, SyncSources } from './import-writer.types.js'
+export { DAILY_VALUE_COLUMNS, type DailyColumns, type ImportWriter, type SyncSources } from './import-writer.types.js'
 
 /**
  * Opens the transaction. `now` (ISO-8601) stamps `updated_at` on every row written and is the

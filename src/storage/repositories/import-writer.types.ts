@@ -1,4 +1,6 @@
+import { DAILY_COUNT_METRICS } from '../../domain/metrics.js'
 import type { RecordCounts, Sync } from '../../domain/syncs.js'
+import type { BrandDayBatchRenderer } from '../read-model/group-rows.js'
 import type { AccountsTable, BrandsTable, DailyMetricsTable, PostsTable } from '../database.js'
 
 /** One record of an import, validated: exactly the row the store keeps (minus `updated_at`, stamped by the writer). */
@@ -7,6 +9,25 @@ export type ImportRow =
   | ({ kind: 'account' } & Omit<AccountsTable, 'updated_at'>)
   | ({ kind: 'daily' } & DailyMetricsTable)
   | ({ kind: 'post' } & Omit<PostsTable, 'updated_at'>)
+
+/** A daily row's values after its key, in the order DailyColumns holds them. */
+export const DAILY_VALUE_COLUMNS = ['revenue_micros', ...DAILY_COUNT_METRICS] as const
+
+/**
+ * Consecutive daily rows as columns of numbers (how the import's reading thread hands them over,
+ * src/services/import/scan-batches.ts): row i is platform PLATFORM_CODES[platforms[i]], account
+ * accounts[i], date dateTable[dates[i]], and DAILY_VALUE_COLUMNS in values[i × width …], NaN for null.
+ */
+export interface DailyColumns {
+  kind: 'daily-columns'
+  length: number
+  platforms: Uint8Array
+  accounts: Float64Array
+  dates: Uint16Array
+  /** The distinct dates of these rows. */
+  dateTable: string[]
+  values: Float64Array
+}
 
 /** What the import read, for its sync record (the writer knows what it changed). */
 export interface SyncSources {
@@ -27,10 +48,17 @@ export interface ImportWriter {
   /** Writes or buffers one row; returns a promise only when it had to write a batch (await it). */
   add: (row: ImportRow) => Promise<void> | undefined
   /**
+   * Daily rows as columns, the same as `add` of each in order; a store without it is given the
+   * rows one by one. SQLite binds them straight from the columns (no row object per row).
+   */
+  addDailyColumns?: (columns: DailyColumns) => Promise<void> | undefined
+  /**
    * Writes what is buffered, brings the read model up to date from what changed, records the sync
    * with its events (docs/import.md "Syncs"), and commits. Returns the sync as committed.
+   * `renderBatch`, when given, renders the brand-days' entries elsewhere while the store sums the
+   * next ones (SQLite; PostgreSQL renders them itself).
    */
-  commit: (sources: SyncSources) => Promise<Sync>
+  commit: (sources: SyncSources, renderBatch?: BrandDayBatchRenderer) => Promise<Sync>
   /** Abandons everything written since the writer was opened. Safe after a failed commit. */
   rollback: () => Promise<void>
 }
